@@ -1,0 +1,35 @@
+"""Helpers shared by the sub-commands."""
+from __future__ import annotations
+
+import json
+import sys
+
+from ..errors import ProblemError
+
+
+def add_problem_argument(parser):
+    parser.add_argument("problem", metavar="P.json", help="problem file (JSON, read exactly)")
+
+
+def add_json_flag(parser):
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def load(path):
+    from ..problem_file import load_problem
+    return load_problem(path)
+
+
+def print_json(obj) -> None:
+    json.dump(obj, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+def positive_digits(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise ProblemError(f"--digits {text!r} is not an integer") from None
+    if not 1 <= n <= 2000:
+        raise ProblemError(f"--digits {n} is out of range; use 1..2000")
+    return n

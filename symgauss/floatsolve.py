@@ -1,0 +1,72 @@
+"""Float path: scipy ``solve_ivp`` (DOP853) on the moment ODEs, for quick use.
+
+Its answers are labelled *float*; the test suite checks them against
+:func:`symgauss.hpsolve.solve_moments`.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+from scipy.integrate import solve_ivp
+
+from .convert import require_numeric, to_float
+from .errors import BlowUpError
+from .hpsolve import MomentSolution, _as_time, _frac_str
+
+BLOWUP_NORM = 1e12
+
+
+class _FloatParams:
+    def __init__(self, params):
+        self.A = to_float(params.A)
+        self.b = to_float(params.b)[:, 0]
+        self.heads = [(to_float(h.V), to_float(h.B)) for h in params.heads]
+
+
+def _rhs(fp: _FloatParams, d: int):
+    def f(_t, y):
+        m, S = y[:d], y[d:].reshape(d, d)
+        M = fp.A.copy()
+        dm = fp.A @ m + fp.b
+        for V, B in fp.heads:
+            M += V @ S @ B
+            dm += V @ m + V @ S @ B @ m
+        MS = M @ S
+        return np.concatenate([dm, (MS + MS.T).ravel()])
+    return f
+
+
+def solve_moments_float(problem, t, *, rtol: float = 1e-12, atol: float = 1e-14,
+                        blowup_norm: float = BLOWUP_NORM) -> MomentSolution:
+    """Float integration to ``t``; raises BlowUpError when ‖Σ‖ passes ``blowup_norm``."""
+    require_numeric(problem, "solve")
+    t_end = _as_time(t)
+    d = problem.d
+    y = np.concatenate([to_float(problem.mean0)[:, 0], to_float(problem.cov0).ravel()])
+    steps = 0
+    for (a, e, params) in problem.pieces(sp.Rational(t_end.numerator, t_end.denominator)):
+        if float(e) <= float(a):
+            continue
+        f = _rhs(_FloatParams(params), d)
+
+        def event(_t, yy):
+            return np.max(np.abs(yy[d:])) - blowup_norm
+        event.terminal = True
+        sol = solve_ivp(f, (float(a), float(e)), y, method="DOP853", rtol=rtol, atol=atol,
+                        events=event)
+        steps += sol.t.size
+        if sol.status == 1 or not sol.success:
+            t_hit = float(sol.t[-1])
+            raise BlowUpError(t_end, t_hit,
+                              f"the solution blows up before t = {_frac_str(t_end)}: ‖Σ‖ reaches "
+                              f"{blowup_norm:.0e} at t ≈ {t_hit:.12g} (float estimate)")
+        y = sol.y[:, -1]
+    S = y[d:].reshape(d, d)
+    S = (S + S.T) / 2
+    return MomentSolution(t=t_end, mean=tuple(float(x) for x in y[:d]),
+                          cov=tuple(tuple(float(x) for x in row) for row in S),
+                          digits=int(-np.log10(rtol)), digits_agreed=float("nan"),
+                          level="float", method=f"scipy solve_ivp DOP853 rtol={rtol:g}",
+                          steps=steps)
