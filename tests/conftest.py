@@ -1,0 +1,13 @@
+import mpmath
+import numpy as np
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _global_state_unchanged():
+    """Tests (and the code they call) must leave global numeric state as they found it."""
+    import flint
+    before = (mpmath.mp.prec, flint.ctx.prec, repr(np.get_printoptions()))
+    yield
+    after = (mpmath.mp.prec, flint.ctx.prec, repr(np.get_printoptions()))
+    assert after == before, f"global state changed: {before} -> {after}"
