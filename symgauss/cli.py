@@ -15,7 +15,7 @@ import sys
 from .errors import SymgaussError
 
 COMMANDS = ("report", "derive", "solve", "equilibria", "certify", "check", "blowup", "reach",
-            "simulate-particles", "atlas")
+            "simulate-particles", "pretrained", "atlas")
 
 EXIT_USAGE = 2
 
