@@ -1,0 +1,545 @@
+"""LaTeX for symgauss objects: a SymPy printer subclass and document builders.
+
+Everything here produces LaTeX that compiles with ``texlive-latex-base`` alone:
+the documents load only ``amsmath``, ``amssymb`` and ``graphicx``
+(:data:`PACKAGES`). Unicode in names and statements (Σ, ᵀ, ≻, …) is turned
+into LaTeX commands, so pdflatex never sees a raw non-ASCII character.
+
+>>> import sympy as sp
+>>> S, A = sp.MatrixSymbol("Σ", 2, 2), sp.MatrixSymbol("A", 2, 2)
+>>> latex(A * S + S * A.T)
+'A \\\\Sigma + \\\\Sigma A^{\\\\top}'
+>>> latex(sp.Matrix([[1, sp.Rational(-1, 3)], [0, 2]]))
+'\\\\begin{pmatrix}1 & -\\\\tfrac{1}{3}\\\\\\\\0 & 2\\\\end{pmatrix}'
+>>> latex([["1/2", "0.25"], [0, 1]])
+'\\\\begin{pmatrix}\\\\tfrac{1}{2} & \\\\tfrac{1}{4}\\\\\\\\0 & 1\\\\end{pmatrix}'
+>>> escape_text("Σ ≻ 0 & 50% done")
+'$\\\\Sigma$ $\\\\succ$ 0 \\\\& 50\\\\% done'
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+
+import sympy as sp
+from sympy.printing.latex import LatexPrinter
+
+from .errors import SymgaussError
+
+#: the only LaTeX packages a symgauss document loads (all in texlive-latex-base)
+PACKAGES = ("amsmath", "amssymb", "graphicx")
+
+LEVELS = ("exact", "rigorous", "high-precision", "float")
+
+# Unicode that appears in names, statements and justifications -> LaTeX math.
+_GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
+          "η": "eta", "θ": "theta", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu",
+          "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "φ": "phi", "χ": "chi",
+          "ψ": "psi", "ω": "omega", "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda",
+          "Ξ": "Xi", "Π": "Pi", "Σ": "Sigma", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega"}
+_MATH = {"ᵀ": "^{\\top}", "≻": "\\succ", "≺": "\\prec", "⪰": "\\succeq", "⪯": "\\preceq",
+         "≥": "\\geq", "≤": "\\leq", "≠": "\\neq", "≈": "\\approx", "∈": "\\in", "∉": "\\notin",
+         "∀": "\\forall", "∃": "\\exists", "∫": "\\int", "∑": "\\sum", "∂": "\\partial",
+         "∇": "\\nabla", "√": "\\surd", "∞": "\\infty", "→": "\\to", "↦": "\\mapsto",
+         "⇒": "\\Rightarrow", "⇔": "\\Leftrightarrow", "×": "\\times", "·": "\\cdot",
+         "⊗": "\\otimes", "∘": "\\circ", "±": "\\pm", "∓": "\\mp", "−": "-", "‖": "\\|",
+         "⁻¹": "^{-1}", "²": "^{2}", "³": "^{3}", "′": "'", "⊤": "\\top", "∅": "\\emptyset",
+         "ℝ": "\\mathbb{R}", "≡": "\\equiv", "⟨": "\\langle", "⟩": "\\rangle", "∝": "\\propto",
+         "…": "\\ldots", "⋯": "\\cdots", "∧": "\\wedge", "∨": "\\vee", "≔": ":="}
+_TEXT = {"–": "--", "—": "---", "‘": "`", "’": "'", "“": "``", "”": "''", "\u00a0": "~",
+         "é": "\\'e", "ö": '\\"o', "ü": '\\"u', "ä": '\\"a', "°": "$^\\circ$"}
+_SUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖₕₜ", "0123456789ijkht")
+_SUP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹ᵀ⁺⁻", "0123456789T+-")
+_TEXT_SPECIAL = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#",
+                 "_": "\\_", "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}",
+                 "^": "\\textasciicircum{}", "<": "$<$", ">": "$>$", "|": "$|$"}
+
+
+class LatexError(SymgaussError, RuntimeError):
+    """pdflatex rejected a document (the message carries the log's first error line)."""
+
+
+def _math_unicode(s: str) -> str:
+    """Unicode in a *math-mode* string -> LaTeX commands (greek, ᵀ, ≻, sub/superscripts)."""
+    s = s.replace("⁻¹", "^{-1}")
+    out = []
+    for ch in s:
+        if ch in _GREEK:
+            out.append("\\" + _GREEK[ch] + " ")
+        elif ch in _MATH:
+            out.append(_MATH[ch] + " ")
+        elif ch in "₀₁₂₃₄₅₆₇₈₉ᵢⱼₖₕₜ":
+            out.append("_{" + ch.translate(_SUB) + "}")
+        elif ch in "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻":
+            out.append("^{" + ch.translate(_SUP) + "}")
+        elif ord(ch) < 128:
+            out.append(ch)
+        else:
+            out.append("?")
+    return re.sub(r" +([}^_ ,.)\]])", r"\1", "".join(out)).rstrip()
+
+
+class SymgaussLatexPrinter(LatexPrinter):
+    """SymPy's LaTeX printer with symgauss conventions.
+
+    Σ and other greek letters given as Unicode print as LaTeX commands; transposes
+    print as ``A^{\\top}``; matrices as ``pmatrix`` with ``\\tfrac`` for rationals.
+    """
+    printmethod = "_symgauss_latex"
+    _default_settings = {**LatexPrinter._default_settings, "mat_str": "pmatrix",
+                         "mat_delim": ""}
+
+    def __init__(self, settings=None):
+        super().__init__(settings)
+        self._in_matrix = 0
+
+    def _deal_with_super_sub(self, string, style="plain"):
+        for uni, word in _GREEK.items():
+            string = string.replace(uni, word)
+        string = string.replace("ᵀ", "^T")
+        if all(ord(c) < 128 for c in string):
+            return super()._deal_with_super_sub(string, style)
+        return _math_unicode(string)
+
+    def _print_Transpose(self, expr):
+        arg = expr.arg
+        if isinstance(arg, (sp.MatrixSymbol, sp.Symbol)):
+            return f"{self._print(arg)}^{{\\top}}"
+        return f"\\left({self._print(arg)}\\right)^{{\\top}}"
+
+    def _print_Rational(self, expr):
+        if self._in_matrix and expr.q != 1:
+            sign = "-" if expr.p < 0 else ""
+            return f"{sign}\\tfrac{{{abs(expr.p)}}}{{{expr.q}}}"
+        return super()._print_Rational(expr)
+
+    def _print_MatrixBase(self, expr):
+        self._in_matrix += 1
+        try:
+            return super()._print_MatrixBase(expr)
+        finally:
+            self._in_matrix -= 1
+
+    _print_ImmutableMatrix = _print_Matrix = _print_MatrixBase
+    _print_ImmutableDenseMatrix = _print_MutableDenseMatrix = _print_MatrixBase
+
+
+def _entry_expr(x):
+    """A matrix entry from exact text / numbers; decimals that are not rationals stay text."""
+    if isinstance(x, sp.Basic):
+        return x
+    if isinstance(x, Fraction):
+        return sp.Rational(x.numerator, x.denominator)
+    from .numbers import parse_rational
+    try:
+        f = parse_rational(x, "entry")
+    except (ValueError, TypeError):
+        return None
+    return sp.Rational(f.numerator, f.denominator)
+
+
+def number(x, digits: int = 12) -> str:
+    """A number for display: exact rationals as ``\\tfrac``, long decimals cut to ``digits``.
+
+    >>> number("1/3"), number("0.5"), number("2.50000000000000000000000001e-3", digits=4)
+    ('\\\\tfrac{1}{3}', '\\\\tfrac{1}{2}', '2.500\\\\ldots \\\\times 10^{-3}')
+    """
+    s = str(x).strip()
+    m = re.fullmatch(r"([+-]?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?", s)
+    if m and len((m.group(2) or "") + (m.group(3) or "")) > digits:
+        sign, ip, fp, ex = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+        mant = (ip + "." + fp) if fp else ip
+        shown = mant[: digits + 1] + "\\ldots"
+        out = ("-" if sign == "-" else "") + shown
+        if ex and int(ex) != 0:
+            out += f" \\times 10^{{{int(ex)}}}"
+        return out
+    if m and m.group(4):
+        sign, ip, fp, ex = m.group(1), m.group(2), m.group(3), int(m.group(4))
+        mant = ip + ("." + fp if fp else "")
+        return ("-" if sign == "-" else "") + mant + (f" \\times 10^{{{ex}}}" if ex else "")
+    e = _entry_expr(x)
+    if e is None:
+        return "\\text{" + escape_text(s) + "}"
+    p = SymgaussLatexPrinter()
+    p._in_matrix = 1
+    return p.doprint(e)
+
+
+def latex(obj, **settings) -> str:
+    """LaTeX (math mode) of a SymPy object, a nested list of exact numbers, or a number.
+
+    Nested lists whose entries are exact text (``"1/3"``, ``0.25``) print as rational
+    matrices; long decimal strings (high-precision results) are shortened by :func:`number`.
+    """
+    if isinstance(obj, (list, tuple)) and obj and not isinstance(obj, str):
+        rows = [r if isinstance(r, (list, tuple)) else [r] for r in obj]
+        if all(all(_entry_expr(x) is not None for x in r) for r in rows) and \
+                all(len(r) == len(rows[0]) for r in rows):
+            return latex(sp.Matrix([[_entry_expr(x) for x in r] for r in rows]), **settings)
+        body = "\\\\".join(" & ".join(number(x) for x in r) for r in rows)
+        return "\\begin{pmatrix}" + body + "\\end{pmatrix}"
+    if isinstance(obj, (str, int, float, Fraction)) and not isinstance(obj, bool):
+        return number(obj)
+    if isinstance(obj, sp.MatrixBase) or isinstance(obj, sp.Basic):
+        return SymgaussLatexPrinter(settings).doprint(obj)
+    if hasattr(obj, "_symgauss_latex"):
+        return obj._symgauss_latex(SymgaussLatexPrinter(settings))
+    return SymgaussLatexPrinter(settings).doprint(sp.sympify(obj, strict=True))
+
+
+def repr_latex(obj) -> str:
+    """What a ``_repr_latex_`` method returns: ``$$ … $$`` around :func:`latex`.
+
+    >>> repr_latex(sp.Symbol("σ"))
+    '$$\\\\sigma$$'
+    """
+    if hasattr(obj, "to_latex"):
+        return "$$" + obj.to_latex() + "$$"
+    return "$$" + latex(obj) + "$$"
+
+
+def escape_text(s) -> str:
+    """Plain text -> LaTeX text mode: specials escaped, Unicode math put in ``$…$``."""
+    out, math = [], []
+
+    def flush():
+        if math:
+            out.append("$" + _math_unicode("".join(math)) + "$")
+            math.clear()
+    for ch in str(s):
+        if ch in _GREEK or ch in _MATH or ch in "₀₁₂₃₄₅₆₇₈₉ᵢⱼₖₕₜ⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻":
+            math.append(ch)
+            continue
+        if math and ch in "ᵀ":
+            math.append(ch)
+            continue
+        flush()
+        if ch in _TEXT_SPECIAL:
+            out.append(_TEXT_SPECIAL[ch])
+        elif ch in _TEXT:
+            out.append(_TEXT[ch])
+        elif ord(ch) < 128:
+            out.append(ch)
+        else:
+            out.append("?")
+    flush()
+    return "".join(out)
+
+
+def level_tag(level) -> str:
+    """The level of a claim, boxed: ``\\fbox{\\textsf{exact}}`` (or 'unknown')."""
+    lv = str(level) if level else "unknown"
+    return "\\fbox{\\textsf{\\small " + escape_text(lv) + "}}"
+
+
+# ----------------------------------------------------------------------------- documents
+def document(title: str, body: str, author: str = "symgauss") -> str:
+    """A complete LaTeX document around ``body`` (packages: :data:`PACKAGES` only)."""
+    pk = "\n".join(f"\\usepackage{{{p}}}" for p in PACKAGES)
+    return (f"\\documentclass[10pt]{{article}}\n{pk}\n"
+            "\\setlength{\\textwidth}{6.5in}\\setlength{\\oddsidemargin}{0in}\n"
+            "\\setlength{\\textheight}{9in}\\setlength{\\topmargin}{-0.5in}\n"
+            "\\setlength{\\parindent}{0pt}\\setlength{\\parskip}{4pt}\n"
+            "\\allowdisplaybreaks\n"
+            f"\\title{{{escape_text(title)}}}\n\\author{{{escape_text(author)}}}\n"
+            "\\date{}\n\\begin{document}\n\\maketitle\n" + body + "\n\\end{document}\n")
+
+
+def section(title: str, body: str, level: int = 1) -> str:
+    cmd = {1: "section", 2: "subsection", 3: "subsubsection"}[level]
+    return f"\\{cmd}*{{{escape_text(title)}}}\n{body}\n"
+
+
+def display(expr_latex: str) -> str:
+    return "\\[\n" + expr_latex + "\n\\]\n"
+
+
+def _expr(x) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, str):
+        try:
+            return latex(x) if _entry_expr(x) is not None else _math_unicode(x)
+        except Exception:
+            return _math_unicode(x)
+    return latex(x)
+
+
+def problem_block(problem) -> str:
+    """The data of a :class:`~symgauss.problem.Problem` as displayed equations."""
+    parts = [f"\\Sigma_0 = {latex(problem.cov0)}", f"m_0 = {latex(problem.mean0.T)}^{{\\top}}"]
+    if problem.is_time_invariant:
+        parts.insert(0, f"A = {latex(problem.A)}")
+        for k, h in enumerate(problem.heads):
+            sub = f"_{{{k + 1}}}" if len(problem.heads) > 1 else ""
+            parts.insert(1 + 2 * k, f"V{sub} = {latex(h.V)}")
+            parts.insert(2 + 2 * k, f"B{sub} = {latex(h.B)}")
+        parts.append(f"b = {latex(problem.b.T)}^{{\\top}}")
+    else:
+        parts.append(f"\\text{{{len(problem.controls)} control pieces}}")
+    lines = ",\\quad ".join(parts)
+    return "\\begin{gather*}\n" + lines.replace(",\\quad \\Sigma_0", ",\\\\ \\Sigma_0") + \
+        "\n\\end{gather*}\n"
+
+
+def closure_section(closure, title: str | None = None) -> str:
+    """The closure derivation step by step, each step with its justification.
+
+    ``closure`` is what :func:`symgauss.derive_closure` returns: ``.steps`` (each with
+    ``statement``, ``expr``, ``justification``), ``.status``, ``.mean_rhs``, ``.cov_rhs``,
+    and ``.witness`` for a refutation.
+    """
+    status = str(getattr(closure, "status", "unknown"))
+    level = getattr(closure, "level", "exact")
+    lines = [f"Status: \\textbf{{{escape_text(status)}}} {level_tag(level)}\n"]
+    lines.append("\\begin{enumerate}")
+    for st in getattr(closure, "steps", ()):
+        statement = getattr(st, "statement", st[0] if isinstance(st, tuple) else str(st))
+        expr = getattr(st, "expr", st[1] if isinstance(st, tuple) and len(st) > 1 else None)
+        just = getattr(st, "justification", st[2] if isinstance(st, tuple) and len(st) > 2
+                       else "")
+        item = f"\\item {escape_text(statement)}"
+        e = _expr(expr)
+        if e:
+            item += "\n" + display(e)
+        if just:
+            item += f"\\emph{{Justification:}} {escape_text(just)}\n"
+        lines.append(item)
+    lines.append("\\end{enumerate}")
+    mr, cr = getattr(closure, "mean_rhs", None), getattr(closure, "cov_rhs", None)
+    if status == "proved" and mr is not None and cr is not None:
+        lines.append("Result (the closed moment system):")
+        lines.append("\\begin{align*}\n\\dot m &= " + _expr(mr) + "\\\\\n\\dot\\Sigma &= "
+                     + _expr(cr) + "\n\\end{align*}")
+    w = getattr(closure, "witness", None)
+    if w is not None:
+        lines.append("Witness: " + (display(_expr(w)) if not isinstance(w, dict) else
+                                    _dict_block(w)))
+    return section(title or "Gaussian closure", "\n".join(lines))
+
+
+def _dict_block(d: dict) -> str:
+    rows = []
+    for k, v in d.items():
+        if isinstance(v, (list, tuple, sp.Basic)) or _entry_expr(v) is not None:
+            try:
+                rows.append(f"\\text{{{escape_text(k)}}} &= {_value(v)}")
+                continue
+            except Exception:
+                pass
+        rows.append(f"\\text{{{escape_text(k)}}} &: \\text{{{escape_text(v)}}}")
+    if not rows:
+        return ""
+    return "\\begin{align*}\n" + "\\\\\n".join(rows) + "\n\\end{align*}\n"
+
+
+def _value(v) -> str:
+    if isinstance(v, dict):
+        raise TypeError("nested dict")
+    if isinstance(v, (list, tuple)) and v and all(isinstance(r, (list, tuple)) for r in v):
+        return latex(v)
+    if isinstance(v, (list, tuple)):
+        return latex([[x] for x in v]) if v else "()"
+    return latex(v) if not isinstance(v, str) else number(v)
+
+
+def equilibria_section(equilibria, title: str = "Equilibria") -> str:
+    """Equilibria: each covariance (and mean), rank, stability and level."""
+    items = []
+    for k, e in enumerate(equilibria):
+        d = e if isinstance(e, dict) else (e.to_json_dict() if hasattr(e, "to_json_dict")
+                                           else vars(e))
+        cov, mean = d.get("cov"), d.get("mean")
+        s = f"\\Sigma^*_{{{k + 1}}} = {_value(cov)}" if cov is not None else ""
+        if mean is not None:
+            s += f",\\quad m^*_{{{k + 1}}} = {_value(mean)}"
+        stable = d.get("stable")
+        st = {True: "stable", False: "unstable", None: "stability undecided"}.get(stable,
+                                                                                  str(stable))
+        items.append(f"\\item {display(s) if s else ''}rank {escape_text(d.get('rank', '?'))}, "
+                     f"{st} {level_tag(d.get('level'))}")
+    if not items:
+        return section(title, "No equilibrium found.")
+    return section(title, "\\begin{enumerate}\n" + "\n".join(items) + "\n\\end{enumerate}")
+
+
+def certificate_section(cert: dict, verdict=None, title: str | None = None) -> str:
+    """A certificate file: its claim, its exact witnesses (the identities to check), level."""
+    claim = cert.get("claim", {})
+    body = [f"Kind: \\texttt{{{escape_text(cert.get('kind'))}}} {level_tag(cert.get('level'))}"]
+    if isinstance(claim, dict):
+        stmt = claim.get("statement")
+        if stmt:
+            body.append(f"Claim: {escape_text(stmt)}")
+        rest = {k: v for k, v in claim.items() if k != "statement"}
+        if rest:
+            body.append(_safe_block(rest))
+    witness = cert.get("witness", {})
+    if isinstance(witness, dict) and witness:
+        body.append("Witness (exact):")
+        body.append(_safe_block(witness))
+    body.append(f"Problem hash: \\texttt{{{escape_text(str(cert.get('problem_hash', ''))[:23])}"
+                "\\ldots}")
+    if verdict is not None:
+        status = getattr(verdict, "status", verdict)
+        reason = getattr(verdict, "reason", "")
+        body.append(f"Trusted checker: \\textbf{{{escape_text(status)}}} "
+                    f"({escape_text(reason)})")
+    return section(title or f"Certificate: {cert.get('kind')}", "\n\n".join(body), level=2)
+
+
+def _safe_block(d: dict) -> str:
+    flat = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            for k2, v2 in v.items():
+                flat[f"{k}.{k2}"] = v2
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            flat[k] = f"{len(v)} items"
+        else:
+            flat[k] = v
+    return _dict_block(flat)
+
+
+def blowup_section(result, title: str = "Blow-up") -> str:
+    """A blow-up decision: the verdict, T* with its digits and enclosure, method, level."""
+    d = result if isinstance(result, dict) else result.to_json_dict()
+    verdict = {True: "blows up", False: "no blow-up", None: "undecided"}.get(
+        d.get("blows_up"), str(d.get("blows_up")))
+    body = [f"Verdict: \\textbf{{{verdict}}} {level_tag(d.get('level'))}; method: "
+            f"{escape_text(d.get('method', ''))}"]
+    eqs = []
+    cf = getattr(result, "closed_form", None)
+    if cf is not None:
+        eqs.append(f"T^* &= {latex(cf)}")
+    if d.get("t_star"):
+        eqs.append(f"T^* &\\approx {number(d['t_star'], digits=50)}")
+    enc = d.get("enclosure")
+    if enc:
+        eqs.append(f"T^* &\\in [{number(enc[0], 32)},\\ {number(enc[1], 32)}]"
+                   + ("\\quad\\text{(certified)}" if d.get("certified") else ""))
+    if eqs:
+        body.append("\\begin{align*}\n" + "\\\\\n".join(eqs) + "\n\\end{align*}")
+    return section(title, "\n".join(body), level=2)
+
+
+def reach_section(result, title: str = "Reachability") -> str:
+    """A reachability answer: the reason, the piecewise-constant controls, the final error."""
+    d = result if isinstance(result, dict) else result.to_json_dict()
+    body = [f"Reachable: \\textbf{{{escape_text(d.get('reachable'))}}} "
+            f"{level_tag(d.get('level'))}. {escape_text(d.get('reason', ''))}"]
+    for k, pc in enumerate(d.get("controls") or ()):
+        parts = [f"\\text{{piece {k + 1}:}}\\ \\tau = {number(pc.get('duration', '?'))}"]
+        for key in ("A", "V", "B", "b"):
+            if key in pc and any(_entry_expr(x) != 0 for x in _flatten(pc[key])):
+                parts.append(f"{key} = {_value(pc[key])}")
+        body.append(display(",\\quad ".join(parts)))
+    if d.get("final_error") is not None:
+        body.append(f"Final error (independent verification): "
+                    f"${number(d['final_error'], 4)}$")
+    return section(title, "\n".join(body), level=2)
+
+
+def _flatten(v):
+    if isinstance(v, (list, tuple)):
+        for x in v:
+            yield from _flatten(x)
+    else:
+        yield v
+
+
+def summary_table(rows) -> str:
+    """``rows`` of (claim, result, level, seconds) as a tabular."""
+    out = ["\\begin{center}\\small", "\\begin{tabular}{p{3.3in}p{1.5in}lr}", "\\hline",
+           "\\textbf{claim} & \\textbf{result} & \\textbf{level} & \\textbf{time (s)}\\\\",
+           "\\hline"]
+    for claim, result, level, seconds in rows:
+        t = f"{seconds:.2f}" if isinstance(seconds, (int, float)) else escape_text(seconds)
+        out.append(f"{escape_text(claim)} & {escape_text(result)} & {escape_text(level)} & "
+                   f"{t}\\\\")
+    out += ["\\hline", "\\end{tabular}", "\\end{center}"]
+    return "\n".join(out) + "\n"
+
+
+def figure(path, caption: str, width: str = "0.7\\textwidth") -> str:
+    return ("\\begin{figure}[ht]\\centering\n"
+            f"\\includegraphics[width={width}]{{{Path(path).as_posix()}}}\n"
+            f"\\caption{{{escape_text(caption)}}}\n\\end{{figure}}\n")
+
+
+def used_packages(tex: str) -> set:
+    """The packages a LaTeX source loads (``\\usepackage[..]{a,b}``)."""
+    out = set()
+    for m in re.finditer(r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", tex):
+        out.update(p.strip() for p in m.group(1).split(",") if p.strip())
+    return out
+
+
+# ----------------------------------------------------------------------------- compiling
+def pdflatex_unavailable_reason() -> str | None:
+    """None when pdflatex can be run, otherwise why not."""
+    if shutil.which("pdflatex") is None:
+        return ("pdflatex is not installed (install texlive-latex-base, e.g. "
+                "`apt-get install texlive-latex-base`)")
+    return None
+
+
+def compile_pdf(tex_path, timeout: float = 120) -> Path | None:
+    """Compile ``tex_path`` with pdflatex (nonstopmode, in a temporary directory).
+
+    Returns the PDF path next to the ``.tex`` file; returns None, with a warning
+    stating why, when pdflatex is absent. Figures are found relative to the
+    ``.tex`` file's directory. Raises :class:`LatexError` with the first error
+    line of the log when pdflatex fails.
+    """
+    import warnings
+    tex_path = Path(tex_path).resolve()
+    if not tex_path.is_file():
+        raise LatexError(f"{tex_path}: no such LaTeX file; write it first")
+    reason = pdflatex_unavailable_reason()
+    if reason:
+        warnings.warn(f"no PDF for {tex_path.name}: {reason}", stacklevel=2)
+        return None
+    with tempfile.TemporaryDirectory(prefix="symgauss-tex-") as tmp:
+        env = dict(os.environ, TEXINPUTS=f"{tex_path.parent}{os.pathsep}{os.pathsep}")
+        cmd = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+               f"-output-directory={tmp}", tex_path.name]
+        try:
+            proc = subprocess.run(cmd, cwd=tex_path.parent, env=env, capture_output=True,
+                                  timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise LatexError(f"pdflatex did not finish {tex_path.name} within {timeout} s") \
+                from None
+        log_path = Path(tmp) / (tex_path.stem + ".log")
+        log = log_path.read_text(errors="replace") if log_path.exists() else \
+            proc.stdout.decode(errors="replace")
+        pdf = Path(tmp) / (tex_path.stem + ".pdf")
+        if proc.returncode != 0 or not pdf.exists():
+            raise LatexError(f"pdflatex failed on {tex_path.name}: {first_error(log)}")
+        out = tex_path.with_suffix(".pdf")
+        shutil.copyfile(pdf, out)
+    return out
+
+
+def first_error(log: str) -> str:
+    """The first ``! …`` error of a pdflatex log, with its ``l.N`` line."""
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("!"):
+            where = next((x.strip() for x in lines[i + 1:i + 12] if re.match(r"l\.\d+", x)), "")
+            return (line[1:].strip() + (f" (at {where})" if where else "")).strip()
+    return "no error line in the log (see the .log file); exit status non-zero"
+
+
+def write_document(path, title: str, body: str, compile: bool = True):
+    """Write ``document(title, body)`` to ``path`` and compile it; returns (tex, pdf|None)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(document(title, body), encoding="utf-8")
+    return path, (compile_pdf(path) if compile else None)
