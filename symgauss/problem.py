@@ -262,7 +262,7 @@ class Problem:
         _check_cov(S0, "cov0")
         set_(self, "cov0", S0)
         set_(self, "mean0", _zero(d, 1) if mean0 is None else as_matrix(mean0, "mean0", d, 1))
-        if name is not None and not isinstance(name, str):
+        if name is not None and (not isinstance(name, str) or isinstance(name, JSONNumber)):
             raise ProblemError(f"name: expected a string, found {type(name).__name__}")
         set_(self, "name", name)
         if controls is not None:
