@@ -66,6 +66,10 @@ class BlowUpError(SymgaussError, ArithmeticError):
         super().__init__(message)
 
 
+class SolverError(SymgaussError, RuntimeError):
+    """A numerical method could not reach the requested accuracy; no number is reported."""
+
+
 class UnsupportedError(SymgaussError, NotImplementedError):
     """A valid request that this method cannot handle (the message names one that can)."""
 
