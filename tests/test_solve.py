@@ -149,3 +149,10 @@ def test_symbolic_problem_is_refused_clearly():
     s = sp.Symbol("s")
     with pytest.raises(Exception, match="symbols"):
         solve_moments(Problem(cov0=[[1]], A=[[s]]), 1)
+
+
+def test_fast_exponential_growth_is_not_mistaken_for_blowup():
+    # σ' = 2aσ: σ(3) = e^{120} is huge but finite (an entire solution: no pole)
+    sol = solve_moments(Problem(cov0=[[1]], A=[[20]]), 3, digits=30)
+    with mpmath.workdps(60):
+        assert _rel_err(sol.cov_str(35)[0][0], mpmath.exp(120), 40) < mpmath.mpf(10) ** -30
