@@ -26,6 +26,8 @@ from .common import (FORMAT, VERSION, ExactProblem, Invalid, Verdict, read_probl
 # kind -> checker module (inside this package)
 KINDS = {
     "stable-equilibrium": "stability",
+    "unstable-equilibrium": "stability",
+    "common-lyapunov": "stability",
     "blowup": "blowup",
     "reach": "reach",
     "unreachable": "reach",
