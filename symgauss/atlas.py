@@ -1,0 +1,566 @@
+"""Regime atlas: the regime of every point of a 1- or 2-parameter grid, in parallel.
+
+A *spec* (JSON, read exactly) names a base problem and one or two axes::
+
+    {"name": "scalar phase diagram",
+     "problem": {"A": [[0]], "V": [[1]], "B": [[1]], "cov0": [[1]]},
+     "axes": [{"vary": ["A", 0, 0], "grid": {"from": -2, "to": 2, "steps": 41}, "label": "a"},
+              {"vary": {"scale": "V"}, "grid": {"from": -2, "to": 2, "steps": 41}}],
+     "digits": 30, "certificates": false}
+
+* ``vary`` is one entry — ``["A", i, j]``, ``["V", i, j]``, ``["B", i, j]``,
+  ``["cov0", i, j]`` (set symmetrically), ``["b", i]``, ``["mean0", i]``, or
+  ``["heads", k, "V" | "B", i, j]`` — set to the grid value, or a whole matrix
+  multiplied by it: ``{"scale": "V"}`` (``"head": k`` for one head of several).
+* ``grid``: ``steps`` equally spaced exact rationals from ``from`` to ``to``
+  inclusive (``steps`` = number of points; 1 only when from = to).
+* ``problem`` is an inline problem object or a path (relative to the spec file).
+
+Each cell is a pure function of (base problem, axes, point): its problem is
+built afresh and handed to :func:`symgauss.regime.classify`. Cells run on Dask
+distributed (:func:`run_atlas`); each finished cell is cached in
+``OUT/cells/<key>.json``, ``key`` a hash of (base problem, axes, point, digits,
+certificates), so a rerun skips it. A cell that fails records its error and the
+sweep goes on.
+
+>>> spec = parse_spec({"problem": {"cov0": [[1]], "V": [[1]], "B": [[1]]},
+...                    "axes": [{"vary": ["A", 0, 0], "grid": {"from": -1, "to": 1, "steps": 5}}]})
+>>> [str(x) for x in spec.axes[0].values], spec.axes[0].label
+(['-1', '-1/2', '0', '1/2', '1'], 'A[0][0]')
+>>> spec.cell_problem(spec.points()[1]).A[0, 0]
+-1/2
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from .errors import InputFormatError, ProblemError, SymgaussError
+from .numbers import JSONNumber, loads_exact, parse_rational, rational_text
+from .problem import _check_keys as _keys
+
+SPEC_KEYS = frozenset({"name", "problem", "axes", "digits", "certificates"})
+AXIS_KEYS = frozenset({"vary", "grid", "label"})
+GRID_KEYS = frozenset({"from", "to", "steps"})
+SCALE_KEYS = frozenset({"scale", "head"})
+MATRICES = ("A", "V", "B", "cov0")
+VECTORS = ("b", "mean0")
+MAX_CELLS = 1_000_000
+CACHE_VERSION = 1
+COLUMNS = ("regime", "level", "t_star", "t_star_exact", "certificate", "error")
+
+
+class ClusterError(SymgaussError, ConnectionError):
+    """The Dask scheduler cannot be reached or the cluster cannot start."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One swept parameter: ``target`` is ("entry", name, index...) or ("scale", name, head)."""
+    target: tuple
+    values: tuple
+    label: str
+
+    def to_dict(self) -> dict:
+        kind, name, *rest = self.target
+        if kind == "scale":
+            vary = {"scale": name} if rest[0] is None else {"scale": name, "head": rest[0]}
+        else:
+            vary = [name, *rest]
+        return {"vary": vary, "grid": {"from": rational_text(self.values[0]),
+                                       "to": rational_text(self.values[-1]),
+                                       "steps": len(self.values)},
+                "label": self.label}
+
+
+@dataclass(frozen=True)
+class AtlasSpec:
+    """A parsed, validated spec: base problem (exact dict), axes, digits, certificates."""
+    base: dict
+    axes: tuple
+    digits: int = 30
+    certificates: bool = False
+    name: str | None = None
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(len(a.values) for a in self.axes)
+
+    def points(self) -> list:
+        """All grid points (tuples of Fraction), the first axis varying slowest."""
+        out = [()]
+        for ax in self.axes:
+            out = [p + (v,) for p in out for v in ax.values]
+        return out
+
+    def to_dict(self) -> dict:
+        out = {"problem": self.base, "axes": [a.to_dict() for a in self.axes],
+               "digits": self.digits, "certificates": self.certificates}
+        if self.name is not None:
+            out = {"name": self.name, **out}
+        return out
+
+    def payload(self) -> dict:
+        """What a worker needs (JSON-able, small)."""
+        return {"base": self.base, "targets": [list(a.target) for a in self.axes],
+                "digits": self.digits, "certificates": self.certificates}
+
+    def cell_key(self, point) -> str:
+        data = {"v": CACHE_VERSION, "base": self.base,
+                "axes": [list(a.target) for a in self.axes],
+                "point": [rational_text(x) for x in point], "digits": self.digits,
+                "certificates": self.certificates}
+        return hashlib.sha256(json.dumps(data, sort_keys=True,
+                                         separators=(",", ":")).encode()).hexdigest()[:32]
+
+    def cell_problem(self, point):
+        return _cell_problem(self.base, [list(a.target) for a in self.axes],
+                             [rational_text(x) for x in point])
+
+
+# --- spec parsing ------------------------------------------------------------------------
+def load_spec(path) -> AtlasSpec:
+    """Read a spec file; every failure is a :class:`ProblemError` naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFormatError(f"{path}: cannot read the spec "
+                               f"({getattr(exc, 'strerror', None) or exc})") from None
+    return parse_spec(loads_exact(text, str(path)), where=str(path), base_dir=path.parent)
+
+
+def parse_spec(obj, where: str = "spec", base_dir=None) -> AtlasSpec:
+    """Validate a parsed spec object (numbers as JSONNumber text, ints or strings)."""
+    from .problem_file import load_problem, problem_from_dict
+    _keys(obj, SPEC_KEYS, where)
+    for key in ("problem", "axes"):
+        if key not in obj:
+            raise ProblemError(f"{where}: '{key}' is missing; a spec needs a base 'problem' "
+                               "and a list of one or two 'axes'")
+    name = obj.get("name")
+    if name is not None and (not isinstance(name, str) or isinstance(name, JSONNumber)):
+        raise ProblemError(f"{where}.name: expected a string")
+    prob = obj["problem"]
+    if isinstance(prob, str) and not isinstance(prob, JSONNumber):
+        ppath = Path(prob) if base_dir is None else Path(base_dir) / prob
+        problem = load_problem(ppath)
+    elif isinstance(prob, dict):
+        problem = problem_from_dict(prob, f"{where}.problem")
+    else:
+        raise ProblemError(f"{where}.problem: expected a problem object {{\"cov0\": ...}} or "
+                           "the path of a problem file")
+    if not problem.is_time_invariant:
+        raise ProblemError(f"{where}.problem: has time-varying 'controls'; an atlas sweeps "
+                           "constant parameters A, V, B, b")
+    if not problem.is_numeric:
+        raise ProblemError(f"{where}.problem: has symbols; give rational entries")
+    base = problem.to_dict()
+    base.pop("name", None)
+    axes = obj["axes"]
+    if not isinstance(axes, list) or not 1 <= len(axes) <= 2:
+        raise ProblemError(f"{where}.axes: expected a list of one or two axes, e.g. "
+                           '[{"vary": ["A", 0, 0], "grid": {"from": -1, "to": 1, "steps": 21}}]')
+    parsed = tuple(_axis(ax, f"{where}.axes[{k}]", problem) for k, ax in enumerate(axes))
+    _check_overlap(parsed, where)
+    digits = _integer(obj.get("digits", 30), f"{where}.digits", 1, 2000)
+    cert = obj.get("certificates", False)
+    if not isinstance(cert, bool):
+        raise ProblemError(f"{where}.certificates: expected true or false")
+    n = math.prod(len(a.values) for a in parsed)
+    if n > MAX_CELLS:
+        raise ProblemError(f"{where}: {n} cells is more than {MAX_CELLS}; use fewer steps")
+    return AtlasSpec(base, parsed, digits, cert, name)
+
+
+def _integer(value, where, lo, hi) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, JSONNumber)):
+        raise ProblemError(f"{where}: expected an integer in {lo}..{hi}, found {value!r}")
+    f = parse_rational(value, where)
+    if f.denominator != 1 or not lo <= f <= hi:
+        raise ProblemError(f"{where}: expected an integer in {lo}..{hi}, found {value}")
+    return int(f)
+
+
+def _axis(obj, where, problem) -> Axis:
+    _keys(obj, AXIS_KEYS, where)
+    if "vary" not in obj or "grid" not in obj:
+        raise ProblemError(f"{where}: an axis needs 'vary' (e.g. [\"A\", 0, 1] or "
+                           "{\"scale\": \"V\"}) and 'grid' ({\"from\", \"to\", \"steps\"})")
+    target = _target(obj["vary"], f"{where}.vary", problem)
+    grid = obj["grid"]
+    _keys(grid, GRID_KEYS, f"{where}.grid")
+    for k in GRID_KEYS:
+        if k not in grid:
+            raise ProblemError(f"{where}.grid: '{k}' is missing; give from, to and steps")
+    lo = parse_rational(grid["from"], f"{where}.grid.from")
+    hi = parse_rational(grid["to"], f"{where}.grid.to")
+    steps = _integer(grid["steps"], f"{where}.grid.steps", 1, MAX_CELLS)
+    if steps == 1 and lo != hi:
+        raise ProblemError(f"{where}.grid.steps = 1 but from != to; steps is the number of "
+                           "points, at least 2 for a range")
+    if steps > 1 and lo == hi:
+        raise ProblemError(f"{where}.grid: from = to = {rational_text(lo)} with {steps} steps; "
+                           "give a range or steps = 1")
+    values = tuple(lo + (hi - lo) * k / (steps - 1) for k in range(steps)) if steps > 1 else (lo,)
+    label = obj.get("label")
+    if label is None:
+        label = _default_label(target)
+    elif not isinstance(label, str) or isinstance(label, JSONNumber):
+        raise ProblemError(f"{where}.label: expected a string")
+    return Axis(target, values, label)
+
+
+def _target(vary, where, problem) -> tuple:
+    d = problem.d
+    nheads = len(problem.heads)
+    if isinstance(vary, dict):
+        _keys(vary, SCALE_KEYS, where)
+        name = vary.get("scale")
+        if name not in MATRICES + VECTORS:
+            raise ProblemError(f"{where}.scale: {name!r} is not a parameter; use one of "
+                               + ", ".join(MATRICES + VECTORS))
+        head = vary.get("head")
+        if head is not None:
+            if name not in ("V", "B"):
+                raise ProblemError(f"{where}.head: only V and B belong to a head")
+            head = _integer(head, f"{where}.head", 0, nheads - 1)
+        elif name in ("V", "B") and nheads > 1:
+            raise ProblemError(f"{where}: the problem has {nheads} heads; say which one with "
+                               f'"head": k (0..{nheads - 1})')
+        return ("scale", name, head)
+    if not isinstance(vary, list) or not vary or not isinstance(vary[0], str) \
+            or isinstance(vary[0], JSONNumber):
+        raise ProblemError(f"{where}: expected an entry like [\"A\", 0, 1] or a scale like "
+                           "{\"scale\": \"V\"}")
+    name = vary[0]
+    if name == "heads":
+        if len(vary) != 5 or vary[2] not in ("V", "B"):
+            raise ProblemError(f"{where}: a head entry is [\"heads\", k, \"V\" or \"B\", i, j]")
+        k = _integer(vary[1], f"{where}[1]", 0, nheads - 1)
+        i, j = (_integer(vary[n], f"{where}[{n}]", 0, d - 1) for n in (3, 4))
+        return ("entry", "heads", k, vary[2], i, j)
+    if name in MATRICES:
+        if name in ("V", "B") and nheads > 1:
+            raise ProblemError(f"{where}: the problem has {nheads} heads; use "
+                               f"[\"heads\", k, \"{name}\", i, j]")
+        if len(vary) != 3:
+            raise ProblemError(f"{where}: a matrix entry is [\"{name}\", i, j] (0-based)")
+        i, j = (_integer(vary[n], f"{where}[{n}]", 0, d - 1) for n in (1, 2))
+        if name == "cov0" and i > j:
+            i, j = j, i
+        return ("entry", name, i, j)
+    if name in VECTORS:
+        if len(vary) != 2:
+            raise ProblemError(f"{where}: a vector entry is [\"{name}\", i] (0-based)")
+        return ("entry", name, _integer(vary[1], f"{where}[1]", 0, d - 1))
+    raise ProblemError(f"{where}: {name!r} is not a parameter; use one of "
+                       + ", ".join(MATRICES + VECTORS + ("heads",)))
+
+
+def _touches(target) -> tuple:
+    """(parameter, head) that a target changes, for the overlap check."""
+    if target[1] == "heads":
+        return (target[3], target[2])
+    head = target[2] if target[0] == "scale" else None
+    return (target[1], head)
+
+
+def _check_overlap(axes, where):
+    if len(axes) == 2:
+        t0, t1 = (a.target for a in axes)
+        if t0 == t1:
+            raise ProblemError(f"{where}.axes: both axes vary the same thing ({axes[0].label}); "
+                               "vary two different parameters")
+        if "scale" in (t0[0], t1[0]) and _touches(t0)[0] == _touches(t1)[0]:
+            raise ProblemError(f"{where}.axes: one axis scales {_touches(t0)[0]} and the other "
+                               "changes it too; the result would depend on their order — vary "
+                               "different parameters")
+
+
+def _default_label(target) -> str:
+    kind, name, *rest = target
+    if kind == "scale":
+        return f"scale of {name}" + ("" if rest[0] is None else f" (head {rest[0]})")
+    if name == "heads":
+        k, m, i, j = rest
+        return f"heads[{k}].{m}[{i}][{j}]"
+    return name + "".join(f"[{i}]" for i in rest)
+
+
+# --- one cell ----------------------------------------------------------------------------
+def _cell_problem(base: dict, targets: list, point: list):
+    """The problem at one grid point (pure: a new problem from exact strings)."""
+    from .problem_file import problem_from_dict
+    data = json.loads(json.dumps(base))  # a deep copy of nested lists of strings
+    for target, text in zip(targets, point):
+        x = Fraction(text)
+        kind, name, *rest = target
+        if kind == "scale":
+            head = rest[0]
+            if head is not None:
+                mats = [data["heads"][head]]
+            elif "heads" in data and name in ("V", "B"):
+                mats = data["heads"]
+            else:
+                mats = [data]
+            for holder in mats:
+                holder[name] = _scaled(holder[name], x)
+        elif name == "heads":
+            k, m, i, j = rest
+            data["heads"][k][m][i][j] = text
+        elif name in VECTORS:
+            data[name][rest[0]] = text
+        else:
+            i, j = rest
+            data[name][i][j] = text
+            if name == "cov0":
+                data[name][j][i] = text
+    return problem_from_dict(data, "cell")
+
+
+def _scaled(value, x: Fraction):
+    if isinstance(value, list):
+        return [_scaled(v, x) for v in value]
+    return rational_text(Fraction(value) * x)
+
+
+def compute_cells(payload: dict, points: list) -> list:
+    """Classify a batch of grid points (exact strings); one record per point, never raises.
+
+    Runs on the Dask workers: it needs only the JSON-able ``payload`` of
+    :meth:`AtlasSpec.payload`, and returns certificate contents in the records (a
+    worker's disk may not be the client's).
+    """
+    import tempfile
+    from .regime import classify
+    out = []
+    for point in points:
+        t0 = time.perf_counter()
+        rec = {"point": list(point), "regime": None, "level": None, "t_star": None,
+               "t_star_exact": None, "evidence": None, "method": None, "certificate": None,
+               "error": None, "cacheable": True}
+        try:
+            problem = _cell_problem(payload["base"], payload["targets"], point)
+            if payload["certificates"]:
+                with tempfile.TemporaryDirectory() as tmp:
+                    r = classify(problem, digits=payload["digits"], certificate_dir=tmp)
+                    if r.certificate:
+                        rec["certificate_data"] = Path(r.certificate).read_text(encoding="utf-8")
+            else:
+                r = classify(problem, digits=payload["digits"])
+            rec.update(regime=r.kind, level=r.level, t_star=r.t_star, t_star_exact=r.t_star_exact,
+                       evidence=r.evidence, method=r.method)
+        except SymgaussError as exc:  # the input at this point: deterministic, cache it
+            rec["error"] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        except Exception as exc:  # a bug or a resource failure: record it, retry on rerun
+            rec["error"] = f"internal {type(exc).__name__}: {' '.join(str(exc).split())}"
+            rec["cacheable"] = False
+        rec["seconds"] = round(time.perf_counter() - t0, 6)
+        out.append(rec)
+    return out
+
+
+# --- the sweep -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AtlasResult:
+    """All cells of a finished sweep (grid order), their summary, and the files written."""
+    spec: AtlasSpec
+    cells: tuple
+    summary: dict
+    files: dict
+    computed: int
+    cached: int
+    seconds: float
+
+    def to_json_dict(self) -> dict:
+        return {"spec": self.spec.to_dict(), "summary": self.summary,
+                "files": {k: str(v) for k, v in self.files.items()},
+                "cells": [_public(c) for c in self.cells]}
+
+
+def _public(rec: dict) -> dict:
+    return {k: v for k, v in rec.items() if k not in ("cacheable", "certificate_data")}
+
+
+def run_atlas(spec: AtlasSpec, out_dir, *, workers: int | None = None,
+              scheduler: str | None = None, client=None, progress: bool = True,
+              plot: bool = True) -> AtlasResult:
+    """Run (or resume) a sweep and write its table, summary and heat map under ``out_dir``.
+
+    Parameters
+    ----------
+    workers : processes of a new Dask LocalCluster (default: one per core);
+        ``0`` runs the cells in this process, without Dask.
+    scheduler : address ``tcp://HOST:PORT`` of an existing Dask scheduler.
+    client : an existing ``distributed.Client`` (not closed here).
+    progress : show a tqdm progress bar on stderr.
+    plot : write the heat map (PNG and PDF).
+    """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 0):
+        raise ProblemError(f"workers = {workers!r}: expected an integer >= 0")
+    if sum(x is not None for x in (workers, scheduler, client)) > 1:
+        raise ProblemError("give at most one of workers, scheduler, client")
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    cache = out / "cells"
+    cache.mkdir(parents=True, exist_ok=True)
+    points = spec.points()
+    keys = [spec.cell_key(p) for p in points]
+    records = {}
+    for key in keys:
+        rec = _read_cache(cache / f"{key}.json")
+        if rec is not None:
+            records[key] = rec
+    cached = len(records)
+    todo = [(k, [rational_text(x) for x in p]) for k, p in zip(keys, points) if k not in records]
+    from tqdm import tqdm
+    bar = tqdm(total=len(points), initial=cached, disable=not progress, desc="atlas",
+               unit="cell", dynamic_ncols=True)
+    try:
+        for key_batch, recs in _execute(spec.payload(), todo, workers, scheduler, client):
+            for key, rec in zip(key_batch, recs):
+                rec["key"] = key
+                if rec.get("certificate_data") is not None:
+                    path = out / "certificates" / f"{key}.json"
+                    path.parent.mkdir(exist_ok=True)
+                    path.write_text(rec["certificate_data"], encoding="utf-8")
+                    rec["certificate"] = str(path.relative_to(out))
+                if rec.get("cacheable", True):
+                    _write_cache(cache / f"{key}.json", rec)
+                records[key] = rec
+            bar.update(len(recs))
+    finally:
+        bar.close()
+    cells = tuple(_public(records[k]) for k in keys)
+    summary = summarize(cells)
+    summary.update(computed=len(todo), cached=cached,
+                   seconds=round(time.perf_counter() - t0, 3))
+    files = write_outputs(spec, cells, summary, out, plot=plot)
+    return AtlasResult(spec, cells, summary, files, len(todo), cached,
+                       time.perf_counter() - t0)
+
+
+def _read_cache(path: Path):
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return rec if isinstance(rec, dict) and "regime" in rec else None
+
+
+def _write_cache(path: Path, rec: dict) -> None:
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(_public(rec), sort_keys=True), encoding="utf-8")
+    tmp.replace(path)  # atomic: an interrupted run never leaves half a record
+
+
+def _batches(todo: list, n_workers: int) -> list:
+    size = max(1, min(64, len(todo) // max(1, 8 * n_workers)))
+    return [todo[i:i + size] for i in range(0, len(todo), size)]
+
+
+def _execute(payload, todo, workers, scheduler, client):
+    """Yield (keys, records) per finished batch."""
+    if not todo:
+        return
+    if workers == 0:
+        for batch in _batches(todo, 1):
+            yield [k for k, _ in batch], compute_cells(payload, [p for _, p in batch])
+        return
+    if client is not None:
+        yield from _on_client(client, payload, todo)
+        return
+    import logging
+    from distributed import Client, LocalCluster
+    if scheduler is not None:
+        try:
+            cl = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); "
+                               "start one with `dask scheduler` or omit --scheduler") from None
+        with cl:
+            yield from _on_client(cl, payload, todo)
+        return
+    n = workers or os.cpu_count() or 1
+    try:
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+    except (OSError, RuntimeError, TimeoutError) as exc:
+        raise ClusterError(f"cannot start a local Dask cluster of {n} processes ({exc}); when "
+                           "calling run_atlas from a script, guard it with "
+                           "`if __name__ == \"__main__\":`, or use workers=0") from None
+    with cluster, Client(cluster) as cl:
+        yield from _on_client(cl, payload, todo)
+
+
+def _on_client(client, payload, todo):
+    from distributed import as_completed
+    n = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
+    batches = _batches(todo, n)
+    [remote] = client.scatter([payload], broadcast=True)
+    futures = {client.submit(compute_cells, remote, [p for _, p in b], pure=False): b
+               for b in batches}
+    for fut in as_completed(futures):
+        batch = futures.pop(fut)
+        keys = [k for k, _ in batch]
+        try:
+            recs = fut.result()
+        except Exception as exc:  # a lost worker, a pickling failure: these cells fail
+            msg = f"internal {type(exc).__name__}: {' '.join(str(exc).split())}"
+            recs = [{"point": p, "regime": None, "level": None, "t_star": None,
+                     "t_star_exact": None, "evidence": None, "method": None,
+                     "certificate": None, "error": msg, "cacheable": False}
+                    for _, p in batch]
+        fut.release()
+        yield keys, recs
+
+
+# --- outputs -------------------------------------------------------------------------------
+def summarize(cells) -> dict:
+    """Counts per regime, per level, per (level, regime), and of errors."""
+    regimes = Counter(c["regime"] or "error" for c in cells)
+    levels = Counter(c["level"] or "none" for c in cells)
+    pairs = Counter(f"{c['level'] or 'none'}/{c['regime'] or 'error'}" for c in cells)
+    return {"cells": len(cells), "regimes": dict(sorted(regimes.items())),
+            "levels": dict(sorted(levels.items())), "by_level": dict(sorted(pairs.items())),
+            "errors": sum(1 for c in cells if c["error"])}
+
+
+def write_outputs(spec: AtlasSpec, cells, summary: dict, out: Path, *, plot: bool = True) -> dict:
+    """atlas.csv, atlas.json and (with ``plot``) atlas.png / atlas.pdf under ``out``."""
+    import csv
+    files = {"csv": out / "atlas.csv", "json": out / "atlas.json"}
+    labels = [a.label for a in spec.axes]
+    with open(files["csv"], "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(labels + list(COLUMNS))
+        for c in cells:
+            w.writerow(list(c["point"]) + ["" if c[k] is None else c[k] for k in COLUMNS])
+    doc = {"spec": spec.to_dict(), "summary": summary,
+           "cells": [{**{lab: x for lab, x in zip(labels, c["point"])}, **c} for c in cells]}
+    files["json"].write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n",
+                             encoding="utf-8")
+    if plot:
+        from .atlas_plot import plot_atlas
+        files["png"], files["pdf"] = plot_atlas(spec, cells, out)
+    return files
+
+
+def format_summary(summary: dict) -> str:
+    """The summary as a few lines of text."""
+    lines = [f"{summary['cells']} cells ({summary.get('computed', 0)} computed, "
+             f"{summary.get('cached', 0)} from the cache) in {summary.get('seconds', 0)} s"]
+    lines.append("regimes: " + ", ".join(f"{k} {v}" for k, v in summary["regimes"].items()))
+    lines.append("levels:  " + ", ".join(f"{k} {v}" for k, v in summary["levels"].items()))
+    if summary["errors"]:
+        lines.append(f"errors:  {summary['errors']} cells (see the 'error' column)")
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""``symgauss atlas SPEC.json [--out DIR] [--workers N | --scheduler ADDRESS] [--json]``."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ._common import add_json_flag, print_json
+
+HELP = "regime atlas: classify every point of a 1- or 2-parameter grid (Dask, resumable)"
+DESCRIPTION = (
+    "Sweep one or two parameters of a base problem over a grid of exact rationals and decide "
+    "the regime of every cell (stable equilibrium / blow-up with T* / bounded / decay / growth / "
+    "constant / undecided) with its evidence level. Writes OUT/atlas.csv, OUT/atlas.json, "
+    "OUT/atlas.png and OUT/atlas.pdf; finished cells are cached in OUT/cells, so a rerun "
+    "resumes. Runs on a local Dask cluster (one process per core) unless --scheduler is given.")
+
+
+def add_arguments(p):
+    p.add_argument("spec", metavar="SPEC.json",
+                   help="atlas spec: base problem, one or two axes, grid (see symgauss.atlas)")
+    p.add_argument("--out", metavar="DIR",
+                   help="output directory (default: ./atlas-<spec name>)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--workers", metavar="N",
+                       help="processes of the local Dask cluster (default: one per core; "
+                            "0 = run in this process without Dask)")
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="address of an existing Dask scheduler, e.g. tcp://10.0.0.1:8786")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_json_flag(p)
+
+
+def _workers(text):
+    from ..errors import ProblemError
+    if text is None:
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        raise ProblemError(f"--workers {text!r} is not an integer") from None
+    if not 0 <= n <= 4096:
+        raise ProblemError(f"--workers {n} is out of range; use 0..4096")
+    return n
+
+
+def run(args) -> int:
+    from ..atlas import format_summary, load_spec, run_atlas
+    workers = _workers(args.workers)
+    spec = load_spec(args.spec)
+    out = Path(args.out) if args.out else Path(f"atlas-{Path(args.spec).stem}")
+    result = run_atlas(spec, out, workers=workers, scheduler=args.scheduler,
+                       progress=not args.no_progress and not args.json)
+    if args.json:
+        print_json(result.to_json_dict())
+        return 0
+    print(format_summary(result.summary))
+    for kind, path in result.files.items():
+        print(f"{kind}: {path}")
+    return 0

@@ -1,0 +1,334 @@
+"""The long-time regime of one time-invariant problem, decided with evidence.
+
+:func:`classify` answers one question — what does Σ(t) do? — with one of
+
+=====================  ==========================================================
+``stable-equilibrium``  Σ(t) → Σ* ≻ 0, and Σ* is locally exponentially stable
+``blow-up``             ‖Σ(t)‖ → ∞ at a finite time T* (``t_star``)
+``bounded``             Σ(t) exists for all t and stays bounded (no finer claim)
+``decay``               Σ(t) → 0
+``growth``              exponential growth for all t, no finite-time blow-up
+``constant``            Σ(t) = Σ0 for all t (an equilibrium start)
+``undecided``           no method here could decide; never reported as a "no"
+=====================  ==========================================================
+
+each with its level (``exact``, ``rigorous``, ``high-precision``, ``float``) and the
+argument used. Two cases are decided here exactly, with rational arithmetic:
+
+* d = 1 (any number of heads): σ' = 2aσ + 2cσ², c = Σ_h v_h β_h (notes §4). The
+  sign pattern of (a, c) and the comparison of σ0 with the threshold −a/c decide
+  everything; T* = ln(1 + a/(cσ0))/(2a), or 1/(2cσ0) when a = 0, as a closed form
+  and as a decimal from ball arithmetic at the requested digits.
+* diagonal problems (A, every V_h, B_h and Σ0 diagonal): Σ(t) stays diagonal and the
+  coordinates are d independent scalar problems; the transversal (off-diagonal)
+  linearisation at Σ* is checked exactly before "stable-equilibrium" is claimed.
+
+Every other problem goes to :func:`symgauss.blowup.decide_blowup` (and, for bounded
+solutions, to the stability module) when those are installed; otherwise the answer
+is ``undecided``.
+
+>>> from symgauss import Problem
+>>> r = classify(Problem(cov0=[[1]], V=[[1]], B=[[1]]), digits=10)
+>>> r.kind, r.level, r.t_star, r.t_star_exact
+('blow-up', 'exact', '0.5000000000', '1/2')
+>>> classify(Problem(cov0=[[1]], A=[[1]], V=[[-1]], B=[[1]])).kind
+'stable-equilibrium'
+>>> classify(Problem(cov0=[[1]], A=[[1]])).kind
+'growth'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .convert import require_numeric
+from .errors import ProblemError, UnsupportedError
+from .numbers import rational_text
+
+KINDS = ("stable-equilibrium", "blow-up", "bounded", "decay", "growth", "constant", "undecided")
+LEVELS = ("exact", "rigorous", "high-precision", "float")
+
+
+@dataclass(frozen=True)
+class Regime:
+    """The regime of one problem, how it is known, and why.
+
+    ``t_star`` is a decimal string with the requested significant digits (blow-up
+    only); ``t_star_exact`` a closed form when one is known; ``equilibrium`` the
+    limit Σ* as exact strings when it is known exactly; ``certificate`` the path of
+    a certificate file when one was written.
+    """
+    kind: str
+    level: str | None
+    evidence: str
+    method: str
+    t_star: str | None = None
+    t_star_exact: str | None = None
+    equilibrium: tuple | None = None
+    certificate: str | None = None
+    notes: tuple = field(default=())
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"Regime.kind {self.kind!r} is not one of {', '.join(KINDS)}")
+        if self.level is not None and self.level not in LEVELS:
+            raise ValueError(f"Regime.level {self.level!r} is not one of {', '.join(LEVELS)}")
+
+    def to_json_dict(self) -> dict:
+        return {"regime": self.kind, "level": self.level, "t_star": self.t_star,
+                "t_star_exact": self.t_star_exact,
+                "equilibrium": None if self.equilibrium is None else [list(r) for r in
+                                                                      self.equilibrium],
+                "evidence": self.evidence, "method": self.method,
+                "certificate": self.certificate, "notes": list(self.notes)}
+
+
+def classify(problem, *, digits: int = 30, certificate_dir=None) -> Regime:
+    """Decide the regime of a time-invariant numeric problem.
+
+    Parameters
+    ----------
+    problem : Problem with constant parameters and rational entries.
+    digits : significant digits of ``t_star`` (1..2000).
+    certificate_dir : if given, a certificate file for a blow-up or a stable
+        equilibrium is written there (by the certificate writers of
+        :mod:`symgauss.blowup` / :mod:`symgauss.stability`) and its path reported.
+
+    >>> from symgauss import Problem
+    >>> r = classify(Problem(cov0=[[1, 0], [0, 1]], V=[[1, 0], [0, 1]], B=[[1, 0], [0, 2]]),
+    ...              digits=5)
+    >>> r.kind, r.t_star, r.t_star_exact          # the B = 2 coordinate blows up first
+    ('blow-up', '0.25000', '1/4')
+    """
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 2000:
+        raise ProblemError(f"digits = {digits!r}: expected an integer in 1..2000")
+    if not problem.is_time_invariant:
+        raise UnsupportedError("classify needs constant parameters; this problem has "
+                               "time-varying 'controls' — classify each piece's parameters, "
+                               "or use symgauss solve for the trajectory")
+    require_numeric(problem, "classify")
+    if problem.d == 1:
+        regime = _scalar_regime(*_scalar_data(problem, 0), digits)
+    elif _is_diagonal(problem):
+        regime = _diagonal_regime(problem, digits)
+    else:
+        regime = _general_regime(problem, digits)
+    if certificate_dir is not None and regime.kind in ("blow-up", "stable-equilibrium"):
+        regime = _with_certificate(problem, regime, certificate_dir)
+    return regime
+
+
+# --- the scalar case -------------------------------------------------------------------
+def _frac(x) -> Fraction:
+    return Fraction(int(x.p), int(x.q))
+
+
+def _scalar_data(problem, i: int):
+    """(a, c, σ0) of coordinate i of a diagonal problem: σ' = 2aσ + 2cσ²."""
+    params = problem.params
+    a = _frac(params.A[i, i])
+    c = sum((_frac(h.V[i, i]) * _frac(h.B[i, i]) for h in params.heads), Fraction(0))
+    return a, c, _frac(problem.cov0[i, i])
+
+
+def _tstar(a: Fraction, c: Fraction, s0: Fraction, digits: int):
+    """(closed form text, decimal text, arb ball) of T* for σ' = 2aσ + 2cσ² blowing up."""
+    import flint
+    import sympy as sp
+    if a == 0:
+        t = 1 / (2 * c * s0)
+        exact = rational_text(t)
+        x = None
+    else:
+        x = 1 + a / (c * s0)                 # > 0; in (0, 1) when a < 0
+        if a > 0:
+            expr = sp.log(sp.Rational(x.numerator, x.denominator)) / sp.Rational(2 * a)
+        else:                                # ln(x)/(2a) = ln(1/x)/(2|a|), both factors > 0
+            expr = sp.log(sp.Rational(x.denominator, x.numerator)) / sp.Rational(-2 * a)
+        exact = sp.sstr(expr)
+    prec = int(digits * 3.33) + 40
+    while True:
+        with flint.ctx.workprec(prec):
+            if x is None:
+                ball = flint.arb(flint.fmpq(t.numerator, t.denominator))
+            else:
+                ball = flint.arb(flint.fmpq(x.numerator, x.denominator)).log() / \
+                    flint.arb(flint.fmpq(2 * a.numerator, a.denominator))
+            if x is None or ball.rel_accuracy_bits() >= digits * 3.33 + 8:
+                return exact, ball.str(digits, radius=False), ball
+        prec *= 2
+
+
+def _scalar_regime(a: Fraction, c: Fraction, s0: Fraction, digits: int, where: str = "") -> Regime:
+    """Exact decision for σ' = 2aσ + 2cσ², σ(0) = σ0 ≥ 0 (notes §4)."""
+    sigma = f"σ{where}"
+    method = "scalar closed form (Bernoulli equation)"
+    if s0 == 0:
+        return Regime("constant", "exact", f"{sigma}0 = 0 is an equilibrium: {sigma}(t) = 0",
+                      method, equilibrium=(("0",),))
+    if c == 0:
+        if a == 0:
+            return Regime("constant", "exact", f"a = vβ = 0: {sigma}' = 0", method,
+                          equilibrium=((rational_text(s0),),))
+        kind = "growth" if a > 0 else "decay"
+        return Regime(kind, "exact", f"vβ = 0: {sigma}(t) = {rational_text(s0)}·e^({rational_text(2 * a)}t)",
+                      method)
+    if c < 0:
+        if a > 0:
+            star = -a / c
+            return Regime("stable-equilibrium", "exact",
+                          f"vβ = {rational_text(c)} < 0 < a = {rational_text(a)}: {sigma}(t) → "
+                          f"{sigma}* = −a/(vβ) = {rational_text(star)} from every {sigma}0 > 0; "
+                          f"linearisation 2a + 4vβ{sigma}* = {rational_text(-2 * a)} < 0",
+                          method, equilibrium=((rational_text(star),),))
+        return Regime("decay", "exact",
+                      f"vβ = {rational_text(c)} < 0 and a = {rational_text(a)} ≤ 0: {sigma}' < 0, "
+                      f"{sigma}(t) → 0", method)
+    # c > 0: same sign
+    if a < 0:
+        star = -a / c
+        if s0 < star:
+            return Regime("decay", "exact",
+                          f"vβ > 0 > a and {sigma}0 = {rational_text(s0)} below the threshold "
+                          f"−a/(vβ) = {rational_text(star)}: {sigma}(t) → 0", method)
+        if s0 == star:
+            return Regime("constant", "exact",
+                          f"{sigma}0 = −a/(vβ) = {rational_text(star)} is the (unstable) threshold "
+                          "equilibrium", method, equilibrium=((rational_text(star),),))
+    exact, text, _ = _tstar(a, c, s0, digits)
+    why = ("a ≥ 0 < vβ" if a >= 0 else
+           f"vβ > 0 > a and {sigma}0 = {rational_text(s0)} above the threshold "
+           f"−a/(vβ) = {rational_text(-a / c)}")
+    formula = "1/(2vβσ0)" if a == 0 else "ln(1 + a/(vβσ0))/(2a)"
+    return Regime("blow-up", "exact", f"{why}: T* = {formula} = {exact}", method,
+                  t_star=text, t_star_exact=exact)
+
+
+# --- diagonal problems ------------------------------------------------------------------
+def _is_diagonal(problem) -> bool:
+    params = problem.params
+    mats = [params.A, problem.cov0] + [M for h in params.heads for M in (h.V, h.B)]
+    d = problem.d
+    return all(M[i, j] == 0 for M in mats for i in range(d) for j in range(d) if i != j)
+
+
+def _diagonal_regime(problem, digits: int) -> Regime:
+    d = problem.d
+    data = [_scalar_data(problem, i) for i in range(d)]
+    parts = [_scalar_regime(*data[i], digits, where=f"_{i}") for i in range(d)]
+    method = "decoupled diagonal problem: d scalar closed forms"
+    evidence = "Σ0, A, V, B diagonal ⇒ Σ(t) diagonal; " + "; ".join(
+        f"[{i}] {p.kind}: {p.evidence}" for i, p in enumerate(parts))
+    kinds = [p.kind for p in parts]
+    if "blow-up" in kinds:
+        first = min((i for i in range(d) if kinds[i] == "blow-up"),
+                    key=lambda i: _tstar(*data[i], digits)[2].mid())
+        return Regime("blow-up", "exact", evidence, method, t_star=parts[first].t_star,
+                      t_star_exact=parts[first].t_star_exact,
+                      notes=(f"the first coordinate to blow up is {first}",))
+    if "growth" in kinds:
+        return Regime("growth", "exact", evidence, method)
+    if all(k == "decay" for k in kinds):
+        return Regime("decay", "exact", evidence, method)
+    if all(k == "constant" for k in kinds):
+        return Regime("constant", "exact", evidence, method, equilibrium=_diag(parts))
+    if all(k == "stable-equilibrium" for k in kinds):
+        star = [Fraction(p.equilibrium[0][0]) for p in parts]
+        bad = _transversal_unstable(problem, star)
+        if bad is None:
+            return Regime("stable-equilibrium", "exact",
+                          evidence + "; off-diagonal linearisation coefficients all < 0 (exact)",
+                          method, equilibrium=_diag(parts))
+        i, j, coeff = bad
+        return Regime("bounded", "exact",
+                      evidence + f"; Σ(t) → Σ* inside the diagonal subspace, but Σ* is unstable "
+                      f"off it (coefficient of Δ[{i}][{j}] = {rational_text(coeff)} ≥ 0)", method,
+                      equilibrium=_diag(parts))
+    # a mixture of decay / stable / constant coordinates: a bounded, possibly rank-deficient limit
+    return Regime("bounded", "exact", evidence, method)
+
+
+def _diag(parts) -> tuple:
+    d = len(parts)
+    vals = [p.equilibrium[0][0] if p.equilibrium else None for p in parts]
+    return tuple(tuple(vals[i] if i == j else "0" for j in range(d)) for i in range(d))
+
+
+def _transversal_unstable(problem, star):
+    """(i, j, coefficient) of the first off-diagonal direction that is not decaying, or None.
+
+    At a diagonal Σ* the linearisation acts on Δ[i][j] by the factor
+    a_i + a_j + Σ_h (v_i + v_j)(β_i σ_i + β_j σ_j) − (diagonal terms), i.e.
+    a_i + a_j + Σ_h (v_i β_i σ_i + v_i β_j σ_j + v_j β_i σ_i + v_j β_j σ_j).
+    """
+    params = problem.params
+    d = problem.d
+    a = [_frac(params.A[i, i]) for i in range(d)]
+    heads = [([_frac(h.V[i, i]) for i in range(d)], [_frac(h.B[i, i]) for i in range(d)])
+             for h in params.heads]
+    for i in range(d):
+        for j in range(i + 1, d):
+            coeff = a[i] + a[j] + sum((v[i] + v[j]) * (b[i] * star[i] + b[j] * star[j])
+                                      for v, b in heads)
+            if coeff >= 0:
+                return i, j, coeff
+    return None
+
+
+# --- everything else: the blow-up and stability modules -----------------------------------
+def _general_regime(problem, digits: int) -> Regime:
+    try:
+        from .blowup import decide_blowup
+    except ImportError:
+        return Regime("undecided", None, "not diagonal and d > 1: needs symgauss.blowup, which "
+                      "is not installed", "none")
+    res = decide_blowup(problem, digits, certify=True)
+    regime = getattr(res, "regime", None)
+    evidence = str(getattr(res, "evidence", "") or "")
+    method = str(getattr(res, "method", "") or "symgauss.blowup")
+    level = getattr(res, "level", None)
+    if regime == "blow-up":
+        t_star = getattr(res, "t_star", None)
+        return Regime("blow-up", level, evidence, method,
+                      t_star=None if t_star is None else str(t_star))
+    if regime in ("bounded", "decay"):
+        stable = _stable_equilibrium(problem)
+        if stable is not None and regime == "bounded":
+            return stable
+        return Regime(regime, level, evidence, method)
+    return Regime("undecided", None, evidence or "symgauss.blowup could not decide", method)
+
+
+def _stable_equilibrium(problem):
+    """A Regime for a certified, attracting positive-definite equilibrium, or None."""
+    try:
+        from . import stability  # noqa: F401
+    except ImportError:
+        return None
+    return None
+
+
+def _with_certificate(problem, regime: Regime, certificate_dir) -> Regime:
+    from pathlib import Path
+    from .certificate import write_certificate
+    stem = problem.hash().split(":")[1][:16]
+    try:
+        if regime.kind == "blow-up":
+            from .blowup import make_certificate
+            cert, name = make_certificate(problem), f"{stem}-blowup.json"
+        else:
+            from .stability import make_certificate
+            cert, name = make_certificate(problem), f"{stem}-stable.json"
+    except ImportError as exc:
+        return _note(regime, f"no certificate written: {exc.name} is not installed")
+    except Exception as exc:  # a certificate writer refusing is not a failure of the regime
+        return _note(regime, f"no certificate written: {type(exc).__name__}: {exc}")
+    path = write_certificate(cert, Path(certificate_dir) / name)
+    return Regime(regime.kind, regime.level, regime.evidence, regime.method, regime.t_star,
+                  regime.t_star_exact, regime.equilibrium, str(path), regime.notes)
+
+
+def _note(regime: Regime, note: str) -> Regime:
+    return Regime(regime.kind, regime.level, regime.evidence, regime.method, regime.t_star,
+                  regime.t_star_exact, regime.equilibrium, regime.certificate,
+                  regime.notes + (note,))
