@@ -14,7 +14,7 @@ and high precision (numpy object arrays of mpmath ``mpf``).
 
 >>> from symgauss import Problem
 >>> p = Problem(cov0=[[1, 0], [0, 1]], A=[[1, 0], [0, 3]], V=[[-1, 0], [0, -1]], B=[[1, 0], [0, 1]])
->>> S = exact_matrix([[1, 0], [0, "1/3"]])
+>>> S = exact_matrix([[1, 0], [0, 3]])     # Σ* = diag(a_i): 2a σ − 2σ² = 0
 >>> residual_exact(p.params, S) == exact_matrix([[0, 0], [0, 0]])
 True
 >>> linearisation_exact(p.params, S).tolist()

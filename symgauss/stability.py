@@ -295,11 +295,14 @@ def certify(problem, digits: int = 30) -> StabilityResult:
                                "problem with 'controls' or a 'target' is a reachability question")
     eqs = [e for e in find_equilibria(problem, digits=digits) if e.rank == problem.d]
     if not eqs:
-        return StabilityResult("refuted", "no positive-definite equilibrium was found"
-                               + (" (proved: the Lyapunov equation for P = Σ⁻¹ has no positive-"
-                                  "definite solution)" if quadratic_R_exact(problem.params)
-                                  is not None else " (numerical search only)"),
-                               "exact" if quadratic_R_exact(problem.params) is not None else None)
+        R = quadratic_R_exact(problem.params)
+        proved = R is not None and exact_lyapunov_solvable(problem)
+        return StabilityResult("refuted" if proved else "undecided",
+                               "no positive-definite equilibrium " + (
+            "exists (proved: the unique solution P of AᵀP + PA = −R is not positive definite, "
+            "and every Σ* ≻ 0 would give P = Σ*⁻¹)" if proved else
+            "was found (numerical Newton search from several starts; not a proof)"),
+            "exact" if proved else None)
     results = [e.stability for e in eqs if e.stability is not None]
     for r in results:
         if r.status == "verified":
@@ -309,6 +312,13 @@ def certify(problem, digits: int = 30) -> StabilityResult:
             return r
     return results[0] if results else StabilityResult(
         "undecided", "equilibria found only at high precision, without an existence proof")
+
+
+def exact_lyapunov_solvable(problem) -> bool:
+    """True when P ↦ AᵀP + PA is invertible (so V_h = v_h I equilibria are decided exactly)."""
+    from .equilibria import lyapunov_exact
+    p = exact_params(problem.params)
+    return lyapunov_exact(p.A, p.A * 0) is not None
 
 
 # --- regimes of the paper ---------------------------------------------------------------------
