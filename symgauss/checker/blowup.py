@@ -1,0 +1,231 @@
+"""Checker for kind ``"blowup"``: finite-time blow-up of the covariance, V_h = v_h I.
+
+Trusted kernel: standard library, python-flint (arb / arb_mat / fmpq_mat) and
+:mod:`symgauss.checker.common` only. Everything is recomputed from the stored problem.
+
+The mathematics (notes §4). With every V_h = v_h I, Σ' = AΣ + ΣAᵀ + ΣRΣ with
+R = Σ_h v_h (B_h + B_hᵀ). Write Σ0 = L D Lᵀ (exact LDLᵀ without pivoting, D ≥ 0 diagonal)
+and keep the r columns with D_ii > 0: Σ0 = L_r D_r L_rᵀ. Then, as long as
+
+    M(t) = D_r⁻¹ − L_rᵀ G(t) L_r,     G(t) = ∫_0^t e^{Aᵀs} R e^{As} ds,
+
+is positive definite, Σ(t) = e^{At} L_r M(t)⁻¹ L_rᵀ e^{Aᵀt} (differentiate: M' = −L_rᵀe^{Aᵀt}Re^{At}L_r
+gives exactly the Riccati equation), and at the first t where M(t) becomes singular the
+largest eigenvalue of M(t)⁻¹ tends to +∞ while e^{At}L_r keeps full column rank: ‖Σ‖ → ∞.
+For Σ0 ≻ 0, M is congruent to P0 − G(t) with P0 = Σ0⁻¹, so "M loses definiteness" is
+"det(P0 − G(t)) reaches 0". G comes from one block exponential (Van Loan):
+
+    exp(t [[−Aᵀ, R], [0, A]]) = [[e^{−Aᵀt}, e^{−Aᵀt} G(t)], [0, e^{At}]].
+
+Claim checked: the maximal existence time T* lies in (t_lower, t_upper], i.e.
+(1) M(t) ≻ 0 for every t in [0, t_lower] — when R ⪰ 0 (decided exactly) G is increasing in the
+Loewner order, so M(t_lower) ≻ 0 suffices; otherwise on every sub-interval of the witness
+partition, with t as a ball covering the sub-interval — and (2) xᵀ M(t_upper) x < 0 for the
+witness vector x (r rationals), so M(t_upper) is not positive definite.
+Positive definiteness of a ball matrix is proved by LDLᵀ in arb with every pivot certainly > 0.
+
+Certificate ``claim``: {"statement", "t_lower", "t_upper", "t_star" (informative)};
+``witness``: {"method": "riccati-van-loan", "x": [r rationals], "partition": [rationals from
+0 to t_lower] (only needed when R is not PSD), "prec": bits}.
+"""
+from __future__ import annotations
+
+import flint
+
+from .common import Invalid, Verdict, rational
+
+MAX_PARTITION = 20000
+MIN_PREC, MAX_PREC = 64, 40000
+
+
+# --- exact preliminaries ----------------------------------------------------------------------
+def riccati_R(params):
+    """R = Σ_h v_h (B_h + B_hᵀ) as an fmpq_mat when every V_h = v_h I, else None."""
+    d = params.A.nrows()
+    R = flint.fmpq_mat(d, d)
+    for V, B in params.heads:
+        v = V[0, 0]
+        for i in range(d):
+            for j in range(d):
+                if V[i, j] != (v if i == j else 0):
+                    return None
+        R = R + (B + B.transpose()) * v
+    return R
+
+
+def ldl_psd(S):
+    """Exact LDLᵀ (no pivoting) of a PSD rational matrix: (L_r d×r, D_r⁻¹ r×r diagonal).
+
+    Returns None if S is not PSD (a negative pivot, or a zero pivot with a non-zero row).
+    """
+    n = S.nrows()
+    M = [[S[i, j] for j in range(n)] for i in range(n)]
+    L = [[flint.fmpq(int(i == j)) for j in range(n)] for i in range(n)]
+    keep = []
+    for k in range(n):
+        p = M[k][k]
+        if p < 0:
+            return None
+        if p == 0:
+            if any(M[k][j] != 0 for j in range(k + 1, n)):
+                return None
+            continue
+        keep.append((k, p))
+        for i in range(k + 1, n):
+            L[i][k] = M[i][k] / p
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                M[i][j] -= L[i][k] * M[k][j]
+    r = len(keep)
+    Lr = flint.fmpq_mat(n, r, [L[i][k] for i in range(n) for (k, _) in keep]) if r else None
+    Dinv = flint.fmpq_mat(r, r, [(1 / p if a == b else flint.fmpq(0))
+                                 for a, (_, p) in enumerate(keep)
+                                 for b in range(r)]) if r else None
+    return Lr, Dinv
+
+
+def is_psd(S) -> bool:
+    return ldl_psd(S) is not None
+
+
+# --- ball arithmetic ------------------------------------------------------------------------------
+def van_loan(A, R, t):
+    """(G(t), e^{At}) as arb_mat at the current precision; ``t`` an arb (a ball is fine)."""
+    d = A.nrows()
+    C = flint.arb_mat(2 * d, 2 * d)
+    for i in range(d):
+        for j in range(d):
+            C[i, j] = -A[j, i]
+            C[i, d + j] = R[i, j]
+            C[d + i, d + j] = A[i, j]
+    F = (C * t).exp()
+    F12 = flint.arb_mat([[F[i, d + j] for j in range(d)] for i in range(d)])
+    E = flint.arb_mat([[F[d + i, d + j] for j in range(d)] for i in range(d)])
+    return E.transpose() * F12, E
+
+
+def m_matrix(A, R, Lr, Dinv, t):
+    """M(t) = D_r⁻¹ − L_rᵀ G(t) L_r (arb_mat, symmetrised)."""
+    G, _ = van_loan(A, R, t)
+    L = flint.arb_mat(Lr)
+    M = flint.arb_mat(Dinv) - L.transpose() * G * L
+    return (M + M.transpose()) / 2
+
+
+def arb_positive_definite(M) -> bool:
+    """True only if every symmetric matrix in the ball M is positive definite (arb LDLᵀ)."""
+    n = M.nrows()
+    W = [[M[i, j] for j in range(n)] for i in range(n)]
+    for k in range(n):
+        p = W[k][k]
+        if not p > 0:
+            return False
+        for i in range(k + 1, n):
+            f = W[i][k] / p
+            for j in range(k + 1, n):
+                W[i][j] = W[i][j] - f * W[k][j]
+    return True
+
+
+def quad_negative(M, x) -> bool:
+    """True only if xᵀ M x < 0 certainly (x a list of fmpq)."""
+    n = M.nrows()
+    acc = flint.arb(0)
+    for i in range(n):
+        for j in range(n):
+            acc += flint.arb(x[i]) * M[i, j] * flint.arb(x[j])
+    return bool(acc < 0)
+
+
+def ball(a, b):
+    """An arb containing the rational interval [a, b] (current precision)."""
+    return flint.arb(a).union(flint.arb(b))
+
+
+def verify_enclosure(A, R, Lr, Dinv, t_lower, t_upper, x, partition, prec: int):
+    """(ok, reason): rigorous proof that T* ∈ (t_lower, t_upper] at ``prec`` bits."""
+    monotone = is_psd(R)
+    with flint.ctx.workprec(prec):
+        if monotone:
+            if not arb_positive_definite(m_matrix(A, R, Lr, Dinv, flint.arb(t_lower))):
+                return False, (f"M(t_lower) = D⁻¹ − LᵀG(t_lower)L is not proved positive "
+                               f"definite at {prec} bits")
+            how = "R ⪰ 0 (exact), so G is Loewner-increasing and M(t_lower) ≻ 0 suffices"
+        else:
+            if not partition or partition[0] != 0 or partition[-1] != t_lower:
+                return False, ("R is not PSD: the witness partition must run from 0 to "
+                               "t_lower")
+            for a, b in zip(partition, partition[1:]):
+                if not a < b:
+                    return False, "the witness partition is not strictly increasing"
+                if not arb_positive_definite(m_matrix(A, R, Lr, Dinv, ball(a, b))):
+                    return False, (f"M(t) not proved positive definite on "
+                                   f"[{float(a):.6g}, {float(b):.6g}] at {prec} bits")
+            how = (f"R is indefinite: M(t) ≻ 0 proved on each of {len(partition) - 1} "
+                   "sub-intervals (t as a ball)")
+        if not quad_negative(m_matrix(A, R, Lr, Dinv, flint.arb(t_upper)), x):
+            return False, f"xᵀ M(t_upper) x < 0 not proved at {prec} bits"
+    return True, how
+
+
+# --- the certificate ------------------------------------------------------------------------------
+def _rationals(value, where, n=None, limit=MAX_PARTITION):
+    if not isinstance(value, list) or (n is not None and len(value) != n) or len(value) > limit:
+        raise Invalid(f"{where}: expected a list of " + (f"{n} " if n is not None else "")
+                      + "numbers")
+    return [rational(v, f"{where}[{i}]") for i, v in enumerate(value)]
+
+
+def check(cert: dict, problem) -> Verdict:
+    kind = "blowup"
+    claim, witness = cert["claim"], cert["witness"]
+    if not isinstance(claim, dict) or not isinstance(witness, dict):
+        raise Invalid("claim and witness must be JSON objects")
+    if cert.get("level") != "rigorous":
+        raise Invalid("a blow-up certificate has level 'rigorous'")
+    if problem.params is None:
+        raise Invalid("blow-up certificates are for time-invariant parameters (no 'controls')")
+    if witness.get("method") != "riccati-van-loan":
+        raise Invalid(f"unknown witness method {witness.get('method')!r}; this checker reads "
+                      "'riccati-van-loan'")
+    for key in ("t_lower", "t_upper"):
+        if key not in claim:
+            raise Invalid(f"claim.{key} is missing")
+    lo, hi = rational(claim["t_lower"], "claim.t_lower"), rational(claim["t_upper"],
+                                                                      "claim.t_upper")
+    if not 0 < lo < hi:
+        raise Invalid("claim: need 0 < t_lower < t_upper")
+    p = problem.params
+    R = riccati_R(p)
+    if R is None:
+        return Verdict("refuted", "not verified: some V_h is not a multiple of I, and only the "
+                       "Riccati (V_h = v_h I) argument is checkable", kind)
+    f = ldl_psd(problem.cov0)
+    if f is None:
+        raise Invalid("problem.cov0 is not positive semidefinite")
+    if f[0] is None:
+        return Verdict("refuted", "Σ0 = 0 stays 0 for all time: no blow-up", kind)
+    Lr, Dinv = f
+    r = Lr.ncols()
+    x = _rationals(witness.get("x"), "witness.x", r)
+    if all(v == 0 for v in x):
+        raise Invalid("witness.x is the zero vector")
+    partition = (_rationals(witness["partition"], "witness.partition")
+                 if "partition" in witness else None)
+    prec = witness.get("prec", 256)
+    try:
+        prec = int(str(prec))
+    except ValueError:
+        raise Invalid("witness.prec: expected an integer number of bits") from None
+    prec = min(max(prec, MIN_PREC), MAX_PREC)
+    ok, how = verify_enclosure(p.A, R, Lr, Dinv, lo, hi, x, partition, prec)
+    if not ok:
+        ok2, how2 = verify_enclosure(p.A, R, Lr, Dinv, lo, hi, x, partition,
+                                     min(2 * prec, MAX_PREC))
+        if not ok2:
+            return Verdict("refuted", f"not verified: {how2}", kind)
+        how = how2
+    width = hi - lo
+    return Verdict("verified", f"Σ(t) exists on [0, t_lower] and ‖Σ‖ → ∞ at some "
+                   f"T* ∈ (t_lower, t_upper] (width {float(width):.2e}); {how}; "
+                   f"xᵀM(t_upper)x < 0 proved in ball arithmetic", kind)
