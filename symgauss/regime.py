@@ -17,8 +17,9 @@ argument used. Two cases are decided here exactly, with rational arithmetic:
 
 * d = 1 (any number of heads): σ' = 2aσ + 2cσ², c = Σ_h v_h β_h (notes §4). The
   sign pattern of (a, c) and the comparison of σ0 with the threshold −a/c decide
-  everything; T* = ln(1 + a/(cσ0))/(2a), or 1/(2cσ0) when a = 0, as a closed form
-  and as a decimal from ball arithmetic at the requested digits.
+  everything (the case analysis is :func:`symgauss.blowup_closed.mode`); T* =
+  ln(1 + a/(cσ0))/(2a), or 1/(2cσ0) when a = 0, as a closed form and as a decimal
+  from ball arithmetic at the requested digits.
 * diagonal problems (A, every V_h, B_h and Σ0 diagonal): Σ(t) stays diagonal and the
   coordinates are d independent scalar problems; the transversal (off-diagonal)
   linearisation at Σ* is checked exactly before "stable-equilibrium" is claimed.
@@ -131,77 +132,54 @@ def _scalar_data(problem, i: int):
     return a, c, _frac(problem.cov0[i, i])
 
 
-def _tstar(a: Fraction, c: Fraction, s0: Fraction, digits: int):
-    """(closed form text, decimal text, arb ball) of T* for σ' = 2aσ + 2cσ² blowing up."""
+def _tstar_decimal(a: Fraction, c: Fraction, s0: Fraction, digits: int):
+    """T* = ln(1 + a/(cσ0))/(2a) (1/(2cσ0) if a = 0) to ``digits`` digits, and its arb ball."""
     import flint
-    import sympy as sp
-    if a == 0:
-        t = 1 / (2 * c * s0)
-        exact = rational_text(t)
-        x = None
-    else:
-        x = 1 + a / (c * s0)                 # > 0; in (0, 1) when a < 0
-        if a > 0:
-            expr = sp.log(sp.Rational(x.numerator, x.denominator)) / sp.Rational(2 * a)
-        else:                                # ln(x)/(2a) = ln(1/x)/(2|a|), both factors > 0
-            expr = sp.log(sp.Rational(x.denominator, x.numerator)) / sp.Rational(-2 * a)
-        exact = sp.sstr(expr)
     prec = int(digits * 3.33) + 40
     while True:
         with flint.ctx.workprec(prec):
-            if x is None:
+            if a == 0:
+                t = 1 / (2 * c * s0)
                 ball = flint.arb(flint.fmpq(t.numerator, t.denominator))
             else:
+                x = 1 + a / (c * s0)
                 ball = flint.arb(flint.fmpq(x.numerator, x.denominator)).log() / \
                     flint.arb(flint.fmpq(2 * a.numerator, a.denominator))
-            if x is None or ball.rel_accuracy_bits() >= digits * 3.33 + 8:
-                return exact, ball.str(digits, radius=False), ball
+            if a == 0 or ball.rel_accuracy_bits() >= digits * 3.33 + 8:
+                return ball.str(digits, radius=False), ball
         prec *= 2
 
 
+_FATES = {"blow-up": "blow-up", "decay": "decay", "limit": "stable-equilibrium",
+          "constant": "constant", "zero": "constant", "grows": "growth"}
+
+
 def _scalar_regime(a: Fraction, c: Fraction, s0: Fraction, digits: int, where: str = "") -> Regime:
-    """Exact decision for σ' = 2aσ + 2cσ², σ(0) = σ0 ≥ 0 (notes §4)."""
-    sigma = f"σ{where}"
+    """σ' = 2aσ + 2cσ², σ(0) = σ0 ≥ 0: the exact case analysis of
+    :func:`symgauss.blowup_closed.mode`, T* evaluated in ball arithmetic."""
+    import sympy as sp
+    from .blowup_closed import mode
+    q = lambda f: sp.Rational(f.numerator, f.denominator)  # noqa: E731
+    m = mode(q(a), q(c * s0), q(s0))
+    kind = _FATES[m.fate]
+    sig, rt = f"σ{where}", rational_text
+    head = f"a = {rt(a)}, vβ = {rt(c)}, {sig}0 = {rt(s0)}: "
     method = "scalar closed form (Bernoulli equation)"
-    if s0 == 0:
-        return Regime("constant", "exact", f"{sigma}0 = 0 is an equilibrium: {sigma}(t) = 0",
-                      method, equilibrium=(("0",),))
-    if c == 0:
-        if a == 0:
-            return Regime("constant", "exact", f"a = vβ = 0: {sigma}' = 0", method,
-                          equilibrium=((rational_text(s0),),))
-        kind = "growth" if a > 0 else "decay"
-        return Regime(kind, "exact", f"vβ = 0: {sigma}(t) = {rational_text(s0)}·e^({rational_text(2 * a)}t)",
-                      method)
-    if c < 0:
-        if a > 0:
-            star = -a / c
-            return Regime("stable-equilibrium", "exact",
-                          f"vβ = {rational_text(c)} < 0 < a = {rational_text(a)}: {sigma}(t) → "
-                          f"{sigma}* = −a/(vβ) = {rational_text(star)} from every {sigma}0 > 0; "
-                          f"linearisation 2a + 4vβ{sigma}* = {rational_text(-2 * a)} < 0",
-                          method, equilibrium=((rational_text(star),),))
-        return Regime("decay", "exact",
-                      f"vβ = {rational_text(c)} < 0 and a = {rational_text(a)} ≤ 0: {sigma}' < 0, "
-                      f"{sigma}(t) → 0", method)
-    # c > 0: same sign
-    if a < 0:
-        star = -a / c
-        if s0 < star:
-            return Regime("decay", "exact",
-                          f"vβ > 0 > a and {sigma}0 = {rational_text(s0)} below the threshold "
-                          f"−a/(vβ) = {rational_text(star)}: {sigma}(t) → 0", method)
-        if s0 == star:
-            return Regime("constant", "exact",
-                          f"{sigma}0 = −a/(vβ) = {rational_text(star)} is the (unstable) threshold "
-                          "equilibrium", method, equilibrium=((rational_text(star),),))
-    exact, text, _ = _tstar(a, c, s0, digits)
-    why = ("a ≥ 0 < vβ" if a >= 0 else
-           f"vβ > 0 > a and {sigma}0 = {rational_text(s0)} above the threshold "
-           f"−a/(vβ) = {rational_text(-a / c)}")
-    formula = "1/(2vβσ0)" if a == 0 else "ln(1 + a/(vβσ0))/(2a)"
-    return Regime("blow-up", "exact", f"{why}: T* = {formula} = {exact}", method,
-                  t_star=text, t_star_exact=exact)
+    if m.fate == "blow-up":
+        exact = sp.sstr(m.t_star)
+        text, _ = _tstar_decimal(a, c, s0, digits)
+        formula = "1/(2vβσ0)" if a == 0 else "ln(1 + a/(vβσ0))/(2a)"
+        return Regime("blow-up", "exact", head + f"T* = {formula} = {exact}", method,
+                      t_star=text, t_star_exact=exact)
+    equilibrium = None if m.limit is None or kind == "decay" else ((sp.sstr(m.limit),),)
+    why = {"zero": f"{sig}0 = 0 is an equilibrium, {sig}(t) = 0",
+           "grows": f"vβ = 0 < a, {sig}(t) = {sig}0·e^(2at) → ∞ without blow-up",
+           "decay": f"{sig}(t) → 0",
+           "limit": f"vβ < 0 < a, {sig}(t) → {sig}* = −a/(vβ) = {sp.sstr(m.limit)}, "
+                    f"linearisation 2a + 4vβ{sig}* = {rt(-2 * a)} < 0",
+           "constant": (f"a = vβ = 0, {sig}' = 0" if c == 0 else
+                        f"{sig}0 = −a/(vβ) is the (unstable) threshold equilibrium")}[m.fate]
+    return Regime(kind, "exact", head + why, method, equilibrium=equilibrium)
 
 
 # --- diagonal problems ------------------------------------------------------------------
@@ -222,7 +200,7 @@ def _diagonal_regime(problem, digits: int) -> Regime:
     kinds = [p.kind for p in parts]
     if "blow-up" in kinds:
         first = min((i for i in range(d) if kinds[i] == "blow-up"),
-                    key=lambda i: _tstar(*data[i], digits)[2].mid())
+                    key=lambda i: _tstar_decimal(*data[i], digits)[1].mid())
         return Regime("blow-up", "exact", evidence, method, t_star=parts[first].t_star,
                       t_star_exact=parts[first].t_star_exact,
                       notes=(f"the first coordinate to blow up is {first}",))
