@@ -61,7 +61,6 @@ def test_rotated_target_is_rotation_of_diag():
 def test_acceptance_geodesic_closed_form():
     r = reach(_acceptance(), method="geodesic")
     (piece,) = r.controls
-    ln3 = mpmath.log(3)
     with mpmath.workdps(60):
         ln3 = mpmath.log(3)
         A = [[mpmath.mpf(parse_rational(x, "A").numerator) / parse_rational(x, "A").denominator

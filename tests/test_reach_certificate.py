@@ -141,8 +141,8 @@ def _set(obj, path, value):
     obj[path[-1]] = value
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_garbage_never_crashes(geodesic_cert, attention_cert, unreachable_cert, data):
     base = data.draw(st.sampled_from([geodesic_cert, attention_cert, unreachable_cert]))

@@ -45,7 +45,7 @@ from .common import ExactParams, Invalid, Verdict, _params, ldl_positive_definit
 
 MIN_PREC = 128
 MAX_PREC = 40000
-MAX_STEP_NORM = 2 ** 12   # ‖A τ‖∞ beyond this is not enclosed (a certificate this stiff is rejected)
+MAX_STEP_NORM = 2 ** 12   # pieces with ‖Aτ‖∞ beyond this are too stiff to enclose: rejected
 _PIECE_KEYS = {"duration", "A", "V", "B", "b", "heads"}
 
 
@@ -184,10 +184,11 @@ def _frac(x) -> Fraction:
 
 
 def error_bounds(state: State, target_mean, target_cov, prec: int):
-    """(lower, upper) bounds, as Fractions, of max(‖m − m1‖₂, ‖Σ − Σ1‖_F).
+    """Bounds of the distance max(‖m − m1‖₂, ‖Σ − Σ1‖_F) to the target.
 
-    For an exact state both are the exact value squared-rooted only when the
-    squares agree; exact states return (e², e²) flagged by ``squared=True``.
+    Returns ``(lower, upper, squared)``: for an exact state ``squared`` is True and
+    lower = upper = the exact *square* of the distance; for an enclosure, rational lower
+    and upper bounds of the distance itself.
     """
     d = target_cov.nrows()
     if state.exact:
