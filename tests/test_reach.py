@@ -229,3 +229,16 @@ def test_random_targets(data):
 def test_construct_only_is_unverified_but_consistent(method):
     pcs = construct(_acceptance(), method, 1, 50)
     assert pcs[0]["duration"] == "1" and len(pcs[0]["A"]) == 2
+
+
+def test_verify_falls_back_to_taylor_for_nonlinear_pieces():
+    """A = 0, V = 1, B = 1/4, σ0 = 1, m0 = 1 (d = 1): σ(t) = 1/(1 − t/2) and
+    m(t) = e^t / sqrt(1 − t/2), so at t = 1 the state is (e√2, 2); the piece enters with a
+    non-zero mean, which the ball-arithmetic enclosure does not cover."""
+    from symgauss.reach import verify
+    with mpmath.workdps(70):
+        m1 = mpmath.nstr(mpmath.e * mpmath.sqrt(2), 65)
+    p = Problem(cov0=[[1]], mean0=[1], target={"mean": [m1], "cov": [[2]]})
+    pieces = [{"duration": "1", "A": [["0"]], "V": [["1"]], "B": [["1/4"]], "b": ["0"]}]
+    err, level, _ = verify(p, pieces, 50)
+    assert level == "high-precision" and err < Fraction(1, 10 ** 45)
