@@ -1,38 +1,26 @@
 """The trusted checker: re-verifies certificate files with exact rationals and ball arithmetic.
 
-Trusted kernel rules (see CONTRIBUTING.md): modules in this package import only
-the standard library, python-flint, :mod:`symgauss.numbers`, :mod:`symgauss.exact`
-and each other — never cvxpy, scipy, sympy, mpmath or the search code — and
-never evaluate file text as code. Every claim is recomputed from the problem
-stored in the certificate.
-
-Envelope of a certificate file (version 1)::
+Trusted kernel rules (CONTRIBUTING.md): import only the standard library, python-flint,
+:mod:`symgauss.numbers`, :mod:`symgauss.exact` and each other — never cvxpy, scipy, sympy,
+mpmath or the search code — never evaluate file text as code, recompute every claim from the
+problem stored in the certificate. Envelope (version 1)::
 
     {"format": "symgauss-certificate", "version": 1, "kind": "<kind>",
      "problem": {problem-file keys, exact strings}, "problem_hash": "sha256:…",
      "claim": {...}, "witness": {...}, "level": "exact" | "rigorous", ...}
 
-``kind`` selects the module that checks it (``KINDS``); each provides
-``check(cert: dict, problem: ExactProblem) -> Verdict``.
+``kind`` selects the module (``KINDS``); each has ``check(cert, problem: ExactProblem) -> Verdict``.
 """
 from __future__ import annotations
 
 import importlib
-import json
 from pathlib import Path
 
-from .common import (FORMAT, VERSION, ExactProblem, Invalid, Verdict, read_problem)
+from .common import FORMAT, VERSION, ExactProblem, Invalid, Verdict, read_problem
 
-# kind -> checker module (inside this package)
-KINDS = {
-    "stable-equilibrium": "stability",
-    "unstable-equilibrium": "stability",
-    "common-lyapunov": "stability",
-    "blowup": "blowup",
-    "reach": "reach",
-    "unreachable": "reach",
-}
-
+KINDS = {"stable-equilibrium": "stability", "unstable-equilibrium": "stability",
+         "common-lyapunov": "stability", "blowup": "blowup", "reach": "reach",
+         "unreachable": "reach"}
 ENVELOPE_KEYS = frozenset({"format", "version", "kind", "problem", "problem_hash", "claim",
                            "witness", "level", "generated_by", "notes"})
 
@@ -40,36 +28,34 @@ ENVELOPE_KEYS = frozenset({"format", "version", "kind", "problem", "problem_hash
 def check_certificate(cert) -> Verdict:
     """Check one parsed certificate (numbers as :class:`symgauss.numbers.JSONNumber` or str)."""
     kind = cert.get("kind") if isinstance(cert, dict) else None
+    kind = kind if isinstance(kind, str) else None
     try:
         if not isinstance(cert, dict):
             raise Invalid("a certificate is a JSON object")
-        for key in cert:
-            if key not in ENVELOPE_KEYS:
-                raise Invalid(f"unknown top-level key {key!r}")
+        for key in set(cert) - ENVELOPE_KEYS:
+            raise Invalid(f"unknown top-level key {key!r}")
         if cert.get("format") != FORMAT:
             raise Invalid(f"'format' must be {FORMAT!r}")
-        if cert.get("version") != VERSION and str(cert.get("version")) != str(VERSION):
+        if str(cert.get("version")) != str(VERSION):
             raise Invalid(f"unsupported version {cert.get('version')!r}; this checker reads "
                           f"version {VERSION}")
-        if not isinstance(kind, str) or kind not in KINDS:
+        if kind not in KINDS:
             raise Invalid(f"unknown kind {kind!r}; known kinds: {', '.join(sorted(KINDS))}")
         for key in ("problem", "problem_hash", "claim", "witness", "level"):
             if key not in cert:
                 raise Invalid(f"missing field {key!r}")
         problem = read_problem(cert["problem"])
         if cert["problem_hash"] != problem.hash:
-            raise Invalid("problem_hash does not match the stored problem (recomputed "
+            raise Invalid(f"problem_hash does not match the stored problem (recomputed "
                           f"{problem.hash})")
-        module = importlib.import_module(f"{__name__}.{KINDS[kind]}")
-        return module.check(cert, problem)
+        return importlib.import_module(f"{__name__}.{KINDS[kind]}").check(cert, problem)
     except Invalid as exc:
-        return Verdict("invalid", str(exc), kind if isinstance(kind, str) else None)
-    except (ImportError, ModuleNotFoundError):
+        return Verdict("invalid", str(exc), kind)
+    except ImportError:
         return Verdict("invalid", f"no checker is installed for kind {kind!r}", kind)
     except Exception as exc:  # never crash, never accept: a malformed file is invalid
         return Verdict("invalid", f"malformed certificate ({type(exc).__name__}: "
-                                  f"{' '.join(str(exc).split())[:200]})",
-                       kind if isinstance(kind, str) else None)
+                                  f"{' '.join(str(exc).split())[:200]})", kind)
 
 
 class Unreadable(Exception):
@@ -77,15 +63,13 @@ class Unreadable(Exception):
 
 
 def load_certificate(path):
-    from ..numbers import loads_exact
     from ..errors import SymgaussError
-    path = Path(path)
+    from ..numbers import loads_exact
     try:
-        text = path.read_text(encoding="utf-8")
+        return loads_exact(Path(path).read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError) as exc:
-        raise Unreadable(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
-    try:
-        return loads_exact(text, str(path))
+        raise Unreadable(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") \
+            from None
     except SymgaussError as exc:
         raise Unreadable(str(exc)) from None
 

@@ -1,6 +1,6 @@
 """Reading certificate data exactly: rationals (flint ``fmpq``), matrices (``fmpq_mat``).
 
-Part of the trusted kernel: standard library + python-flint + symgauss.numbers only.
+Trusted kernel: standard library + python-flint + symgauss.numbers only; text is never evaluated.
 """
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from fractions import Fraction
 
 import flint
 
+from ..exact import psd_decision
 from ..numbers import parse_rational, rational_text
 
-FORMAT = "symgauss-certificate"
-VERSION = 1
+FORMAT, VERSION = "symgauss-certificate", 1
 STATUSES = ("verified", "refuted", "invalid")
 
 
@@ -47,13 +47,10 @@ def rational(value, where: str) -> flint.fmpq:
 def matrix(value, where: str, rows: int, cols: int) -> flint.fmpq_mat:
     if not isinstance(value, list) or len(value) != rows:
         raise Invalid(f"{where}: expected {rows} rows")
-    out = []
-    for i, row in enumerate(value):
-        if not isinstance(row, list) or len(row) != cols:
-            raise Invalid(f"{where}[{i}]: expected {cols} entries")
-        out.append([rational(x, f"{where}[{i}][{j}]") for j, x in enumerate(row)])
-    return flint.fmpq_mat(rows, cols, [x for r in out for x in r]) if rows and cols else \
-        flint.fmpq_mat(rows, cols)
+    if any(not isinstance(r, list) or len(r) != cols for r in value):
+        raise Invalid(f"{where}: expected {cols} entries in every row")
+    return flint.fmpq_mat(rows, cols, [rational(x, f"{where}[{i}][{j}]") for i, r in
+                                       enumerate(value) for j, x in enumerate(r)])
 
 
 def vector(value, where: str, n: int) -> flint.fmpq_mat:
@@ -96,86 +93,74 @@ class ExactProblem:
 
 
 _PROBLEM_KEYS = {"name", "A", "V", "B", "b", "mean0", "cov0", "heads", "target", "controls"}
-_PIECE_KEYS = {"duration", "A", "V", "B", "b", "heads"}
 
 
 def _params(obj, d, where):
-    zero = flint.fmpq_mat(d, d)
-    A = matrix(obj["A"], f"{where}A", d, d) if "A" in obj else zero
+    def mat(o, k):
+        return matrix(o[k], f"{where}{k}", d, d) if k in o else flint.fmpq_mat(d, d)
+    heads = obj.get("heads", [obj])
+    if "heads" in obj and ("V" in obj or "B" in obj or not isinstance(heads, list) or not heads):
+        raise Invalid(f"{where}heads: a non-empty list, and not together with V/B")
+    for k, h in enumerate(heads):
+        if "heads" in obj and (not isinstance(h, dict) or set(h) - {"V", "B"}):
+            raise Invalid(f"{where}heads[{k}]: expected {{'V': ..., 'B': ...}}")
     b = vector(obj["b"], f"{where}b", d) if "b" in obj else flint.fmpq_mat(d, 1)
-    if "heads" in obj:
-        if "V" in obj or "B" in obj or not isinstance(obj["heads"], list) or not obj["heads"]:
-            raise Invalid(f"{where}heads: a non-empty list, and not together with V/B")
-        heads = []
-        for k, h in enumerate(obj["heads"]):
-            if not isinstance(h, dict) or set(h) - {"V", "B"}:
-                raise Invalid(f"{where}heads[{k}]: expected {{'V': ..., 'B': ...}}")
-            heads.append((matrix(h["V"], f"{where}heads[{k}].V", d, d) if "V" in h else zero,
-                          matrix(h["B"], f"{where}heads[{k}].B", d, d) if "B" in h else zero))
-    else:
-        heads = [(matrix(obj["V"], f"{where}V", d, d) if "V" in obj else zero,
-                  matrix(obj["B"], f"{where}B", d, d) if "B" in obj else zero)]
-    return ExactParams(A, tuple(heads), b)
+    return ExactParams(mat(obj, "A"), tuple((mat(h, "V"), mat(h, "B")) for h in heads), b)
 
 
 def _params_text(p: ExactParams) -> dict:
-    out = {"A": mat_text(p.A)}
-    if len(p.heads) == 1:
-        out["V"], out["B"] = mat_text(p.heads[0][0]), mat_text(p.heads[0][1])
-    else:
-        out["heads"] = [{"V": mat_text(V), "B": mat_text(B)} for V, B in p.heads]
-    out["b"] = vec_text(p.b)
-    return out
+    hs = [{"V": mat_text(V), "B": mat_text(B)} for V, B in p.heads]
+    return {"A": mat_text(p.A), **(hs[0] if len(hs) == 1 else {"heads": hs}), "b": vec_text(p.b)}
+
+
+def _covariance(S, where):
+    if S.transpose() != S or not psd_decision([[Fraction(int(x.p), int(x.q)) for x in S.table()[i]]
+                                               for i in range(S.nrows())])[0]:
+        raise Invalid(f"{where} is not a covariance (symmetric positive semidefinite)")
+    return S
 
 
 def read_problem(obj) -> ExactProblem:
     """Read the ``problem`` field of a certificate (same keys as problem files)."""
     if not isinstance(obj, dict):
         raise Invalid("problem: expected a JSON object")
-    extra = set(obj) - _PROBLEM_KEYS
-    if extra:
-        raise Invalid(f"problem: unknown key {sorted(extra)[0]!r}")
+    for k in set(obj) - _PROBLEM_KEYS:
+        raise Invalid(f"problem: unknown key {k!r}")
     cov = obj.get("cov0")
     if not isinstance(cov, list) or not cov:
         raise Invalid("problem.cov0: expected a non-empty d×d matrix")
     d = len(cov)
     cov0 = matrix(cov, "problem.cov0", d, d)
-    if cov0.transpose() != cov0:
-        raise Invalid("problem.cov0 is not symmetric")
+    _covariance(cov0, "problem.cov0")
     mean0 = vector(obj["mean0"], "problem.mean0", d) if "mean0" in obj else flint.fmpq_mat(d, 1)
-    canon = {}
+    params, controls, canon = None, (), {}
     if "controls" in obj:
-        if any(k in obj for k in ("A", "V", "B", "b", "heads")):
-            raise Invalid("problem: 'controls' together with constant parameters")
-        if not isinstance(obj["controls"], list) or not obj["controls"]:
-            raise Invalid("problem.controls: expected a non-empty list")
-        pieces = []
-        for k, pc in enumerate(obj["controls"]):
-            if not isinstance(pc, dict) or set(pc) - _PIECE_KEYS or "duration" not in pc:
+        cs = obj["controls"]
+        if any(k in obj for k in ("A", "V", "B", "b", "heads")) or not isinstance(cs, list) \
+                or not cs:
+            raise Invalid("problem.controls: a non-empty list, without constant parameters")
+        for k, pc in enumerate(cs):
+            if not isinstance(pc, dict) or set(pc) - {"duration", "A", "V", "B", "b", "heads"} \
+                    or "duration" not in pc:
                 raise Invalid(f"problem.controls[{k}]: expected duration, A, V, B, b")
             dur = rational(pc["duration"], f"problem.controls[{k}].duration")
             if dur <= 0:
                 raise Invalid(f"problem.controls[{k}].duration must be positive")
-            pieces.append((dur, _params(pc, d, f"problem.controls[{k}].")))
-        params, controls = None, tuple(pieces)
+            controls += ((dur, _params(pc, d, f"problem.controls[{k}].")),)
         canon["controls"] = [{"duration": text(t), **_params_text(p)} for t, p in controls]
     else:
-        params, controls = _params(obj, d, "problem."), ()
+        params = _params(obj, d, "problem.")
         canon.update(_params_text(params))
-    canon["mean0"] = vec_text(mean0)
-    canon["cov0"] = mat_text(cov0)
-    target = None
+    canon["mean0"], canon["cov0"], target = vec_text(mean0), mat_text(cov0), None
     if "target" in obj:
         t = obj["target"]
         if not isinstance(t, dict) or set(t) - {"mean", "cov"} or "cov" not in t:
             raise Invalid("problem.target: expected {'mean': ..., 'cov': ...}")
-        tc = matrix(t["cov"], "problem.target.cov", d, d)
         tm = vector(t["mean"], "problem.target.mean", d) if "mean" in t else flint.fmpq_mat(d, 1)
-        target = (tm, tc)
-        canon["target"] = {"mean": vec_text(tm), "cov": mat_text(tc)}
-    digest = hashlib.sha256(json.dumps(canon, sort_keys=True, separators=(",", ":"))
-                            .encode()).hexdigest()
-    return ExactProblem(d, cov0, mean0, params, controls, target, "sha256:" + digest)
+        target = (tm, _covariance(matrix(t["cov"], "problem.target.cov", d, d), "problem.target.cov"))
+        canon["target"] = {"mean": vec_text(tm), "cov": mat_text(target[1])}
+    digest = hashlib.sha256(json.dumps(canon, sort_keys=True, separators=(",", ":")).encode())
+    return ExactProblem(d, cov0, mean0, params, controls, target, "sha256:" + digest.hexdigest())
 
 
 def ldl_positive_definite(S: flint.fmpq_mat) -> tuple:

@@ -1,18 +1,16 @@
-"""Trusted checks of equilibrium / stability claims (exact rationals only).
+"""Trusted checks of equilibrium / stability claims (exact rationals; svec = entries i ≤ j).
 
-Kinds (claim / witness, all numbers exact rational strings; svec = entries i ≤ j, row-major):
-
-- ``stable-equilibrium``: claim ``cov`` (Σ*, exact) or ``cov_center`` + ``cov_radius`` (a unique
-  equilibrium within max-entry distance r, level rigorous), ``rate`` ρ > 0: every eigenvalue of the
-  linearisation on Sym(d) has Re ≤ −ρ. Optional ``mean`` + ``mean_rate`` (coupled mean fixed point)
-  and ``global_rate`` (V_h = v_h I, R ≺ 0: every Σ0 ≻ 0 converges; ‖Σ⁻¹ − Σ*⁻¹‖ = O(e^{−2ρ t})).
-  Witness ``P`` (svec Lyapunov, −(LᵀP+PL) − 2ρP ≻ 0) or ``Q`` (V_h = v_h I: N = A + Σ*R,
-  −(NᵀQ+QN) − ρQ ≻ 0), ``Y`` (approximate inverse Jacobian, enclosures), ``P_mean``, ``Z``.
-- ``unstable-equilibrium``: claim ``cov`` (exact, ≻ 0) and ``growth`` ε > 0: the linearisation has
-  an eigenvalue with Re ≥ ε. Witness ``hurwitz_index`` k: the k-th Hurwitz determinant of
-  charpoly(L − εI) is ≤ 0, so that polynomial is not Hurwitz (Routh–Hurwitz criterion).
-- ``common-lyapunov``: claim ``matrices`` L_1..L_k and ``rate`` ρ: every matrix in their convex hull
-  (and every switching between them) has decay rate ≥ ρ. Witness ``P``.
+- ``stable-equilibrium``: claim ``cov`` (exact Σ*) or ``cov_center`` + ``cov_radius`` r (a unique
+  equilibrium within max-entry distance r: exact Newton–Kantorovich bounds with witness ``Y``),
+  ``rate`` ρ: the linearisation L on Sym(d) has spectrum in Re ≤ −ρ. Witness ``P``
+  (−(LᵀP+PL) − 2ρP ≻ 0) or, when every V_h = v_h I, ``Q`` (N = A + Σ*R, −(NᵀQ+QN) − ρQ ≻ 0).
+  Optional ``mean`` + ``mean_rate`` (witness ``P_mean``: the mean block of the coupled,
+  block-triangular linearisation) and ``global_rate`` g (V_h = v_h I, R ≺ 0, witness ``Z`` with
+  AZ + ZAᵀ − 2gZ ≻ 0: every Σ0 ≻ 0 converges, Σ⁻¹ − Σ*⁻¹ = O(e^{−2gt})).
+- ``unstable-equilibrium``: claim ``cov`` (exact, ≻ 0), ``growth`` ε: L has an eigenvalue with
+  Re ≥ ε, witness ``hurwitz_index`` k: Hurwitz determinant k of charpoly(L − εI) is ≤ 0.
+- ``common-lyapunov``: claim ``matrices``, ``rate`` ρ; witness ``P``: decay rate ≥ ρ on the convex
+  hull of the matrices (and under switching).
 """
 from __future__ import annotations
 
@@ -20,54 +18,47 @@ import flint
 
 from .common import Invalid, Verdict, ldl_positive_definite, matrix, rational, vector
 
-Q0 = flint.fmpq(0)
 CLAIM_KEYS = {"cov", "cov_center", "cov_radius", "rate", "mean", "mean_rate", "global_rate",
               "growth", "matrices"}
 WITNESS_KEYS = {"P", "Q", "Y", "P_mean", "Z", "hurwitz_index"}
+
+
+class _Refuted(Exception):
+    pass
 
 
 def _eye(n):
     return flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
 
 
-def _pairs(d):
-    return [(i, j) for i in range(d) for j in range(i, d)]
+def _svec(M):
+    d = M.nrows()
+    return [M[i, j] for i in range(d) for j in range(i, d)]
 
 
-def _svec(M, d):
-    return flint.fmpq_mat(d * (d + 1) // 2, 1, [M[i, j] for i, j in _pairs(d)])
-
-
-def _unit(d, i, j):
-    E = flint.fmpq_mat(d, d)
-    E[i, j] = E[j, i] = 1
-    return E
+def _M(p, S, extra=False):
+    M = p.A
+    for V, B in p.heads:
+        M = M + V * S * B + (V if extra else V * 0)
+    return M
 
 
 def residual(p, S):
     """F(Σ) = MΣ + ΣMᵀ with M = A + Σ_h V_hΣB_h (eq. 1.1)."""
-    M = p.A
-    for V, B in p.heads:
-        M = M + V * S * B
-    return M * S + S * M.transpose()
+    return _M(p, S) * S + S * _M(p, S).transpose()
 
 
-def linearisation(p, S, with_A=True):
-    """Matrix of Δ ↦ DF(Σ)[Δ] in svec coordinates (without A: the part linear in Σ)."""
-    d = S.nrows()
-    M = p.A if with_A else flint.fmpq_mat(d, d)
-    for V, B in p.heads:
-        M = M + V * S * B
-    cols = []
-    for i, j in _pairs(d):
-        E = _unit(d, i, j)
-        W = flint.fmpq_mat(d, d)
-        for V, B in p.heads:
-            W = W + V * E * B
-        X = M * E + W * S
-        cols.append(_svec(X + X.transpose(), d))
+def linearisation(p, S):
+    """svec matrix of DF(Σ)[Δ] = MΔ + ΔMᵀ + WΣ + ΣWᵀ, W = Σ_h V_hΔB_h."""
+    d, M, cols = S.nrows(), _M(p, S), []
+    for i in range(d):
+        for j in range(i, d):
+            E = flint.fmpq_mat(d, d)
+            E[i, j] = E[j, i] = 1
+            X = M * E + _M(type(p)(p.A * 0, p.heads, p.b), E) * S  # W = _M without A
+            cols.append(_svec(X + X.transpose()))
     n = len(cols)
-    return flint.fmpq_mat(n, n, [cols[k][r, 0] for r in range(n) for k in range(n)])
+    return flint.fmpq_mat(n, n, [cols[k][r] for r in range(n) for k in range(n)])
 
 
 def hurwitz_det(L, k):
@@ -85,23 +76,16 @@ def _pd(M, what):
         raise _Refuted(f"{what} is not positive definite (LDLᵀ pivot {len(piv)} = {piv[-1]})")
 
 
-def _decay(L, P, rate, what):
-    """P ≻ 0 and −(LᵀP + PL) − rate·P ≻ 0, decided exactly."""
+def _decay(L, P, rate, what, slack=0):
+    """P ≻ 0 and −(LᵀP + PL) − rate·P − slack·I ≻ 0, decided exactly."""
     _pd(P, f"{what}: P")
-    _pd(-(L.transpose() * P + P * L) - P * rate, f"{what}: −(LᵀP + PL) − {rate}·P")
-
-
-class _Refuted(Exception):
-    pass
-
-
-def _abs(M):
-    return flint.fmpq_mat(M.nrows(), M.ncols(), [abs(x) for x in M.entries()])
+    _pd(-(L.transpose() * P + P * L) - P * rate - _eye(L.nrows()) * slack,
+        f"{what}: −(LᵀP + PL) − {rate}·P" + (" − margin·I" if slack else ""))
 
 
 def _norm_inf(M):
-    return max((sum((abs(M[i, j]) for j in range(M.ncols())), Q0) for i in range(M.nrows())),
-               default=Q0)
+    return max(sum((abs(M[i, j]) for j in range(M.ncols())), flint.fmpq(0))
+               for i in range(M.nrows()))
 
 
 def _positive(claim, key):
@@ -113,7 +97,7 @@ def _positive(claim, key):
 
 def _R(p):
     """R with Σ_h(V_hΣB_hΣ + ΣB_hᵀΣV_hᵀ) = ΣRΣ, when every V_h = v_h I; else None."""
-    R = flint.fmpq_mat(p.A.nrows(), p.A.nrows())
+    R = p.A * 0
     for V, B in p.heads:
         if V != _eye(V.nrows()) * V[0, 0]:
             return None
@@ -122,24 +106,24 @@ def _R(p):
 
 
 def _enclosure(p, claim, w, d, n):
-    """Unique zero of F within max-distance r of the centre (exact radii-polynomial bounds)."""
-    C = matrix(claim["cov_center"], "claim.cov_center", d, d)
-    r = _positive(claim, "cov_radius")
+    """Unique zero of F within max-distance r of C: T(e) = e − Y F(C + e) maps the ball into
+    itself (Z0 + Z1 r + Z2 r² ≤ r) and contracts (Z1 + 2 Z2 r < 1)."""
+    C, r = matrix(claim.get("cov_center"), "claim.cov_center", d, d), _positive(claim, "cov_radius")
     if C.transpose() != C:
         raise Invalid("claim.cov_center is not symmetric")
     Y = matrix(w.get("Y"), "witness.Y", n, n)
-    one = flint.fmpq_mat(d, d, [1] * (d * d))
-    Qb = flint.fmpq_mat(d, d)
-    for V, B in p.heads:
-        Qb = Qb + _abs(V) * one * _abs(B) * one + one * _abs(B).transpose() * one * _abs(V).transpose()
-    q = max(Qb[i, j] for i, j in _pairs(d))
-    J = linearisation(p, C)
-    z0, z1, z2 = _norm_inf(Y * _svec(residual(p, C), d)), _norm_inf(_eye(n) - Y * J), _norm_inf(Y) * q
+    one, Qb = flint.fmpq_mat(d, d, [1] * (d * d)), flint.fmpq_mat(d, d)
+    for V, B in p.heads:  # |quadratic part (V E B E + E Bᵀ E Vᵀ)_ij| ≤ Qb_ij max|E|²
+        aV, aB = (flint.fmpq_mat(d, d, [abs(x) for x in X.entries()]) for X in (V, B))
+        Qb = Qb + aV * one * aB * one + one * aB.transpose() * one * aV.transpose()
+    q, J = max(_svec(Qb)), linearisation(p, C)
+    z0 = _norm_inf(Y * flint.fmpq_mat(n, 1, _svec(residual(p, C))))
+    z1, z2 = _norm_inf(_eye(n) - Y * J), _norm_inf(Y) * q
     if not (z0 + z1 * r + z2 * r * r <= r and z1 + 2 * z2 * r < 1):
         raise _Refuted(f"the Newton–Kantorovich bounds fail: Z0 = {float(z0):.3g}, "
                        f"Z1 = {float(z1):.3g}, Z2 = {float(z2):.3g}, r = {float(r):.3g}")
     _pd(C - _eye(d) * (d * r), "cov_center − d·r·I")
-    return C, J, 2 * q * r  # bound on every entry of L(Σ*) − L(C)
+    return C, J, 2 * q * r  # every entry of L(Σ*) − L(C) is at most 2qr
 
 
 def check(cert, problem) -> Verdict:
@@ -154,42 +138,37 @@ def check(cert, problem) -> Verdict:
             Ls = claim.get("matrices")
             if not isinstance(Ls, list) or not Ls or not isinstance(Ls[0], list):
                 raise Invalid("claim.matrices: expected a non-empty list of square matrices")
-            m = len(Ls[0])
-            rate, P = _positive(claim, "rate"), matrix(w.get("P"), "witness.P", m, m)
+            m, rate = len(Ls[0]), _positive(claim, "rate")
             for k, L in enumerate(Ls):
-                _decay(matrix(L, f"claim.matrices[{k}]", m, m), P, 2 * rate, f"matrix {k}")
-            return Verdict("verified", f"common Lyapunov function: {len(Ls)} matrices of size {m}, "
-                           f"decay rate ≥ {rate} on their convex hull", kind)
-        p = problem.params
+                _decay(matrix(L, f"claim.matrices[{k}]", m, m),
+                       matrix(w.get("P"), "witness.P", m, m), 2 * rate, f"matrix {k}")
+            return Verdict("verified", f"common Lyapunov function: {len(Ls)} matrices of size "
+                           f"{m}, decay rate ≥ {rate} on their convex hull", kind)
+        p, d = problem.params, problem.d
         if p is None:
             raise Invalid("stability claims need time-invariant parameters (no 'controls')")
-        d = problem.d
-        n = d * (d + 1) // 2
-        if "cov" in claim:
+        n, exact = d * (d + 1) // 2, "cov" in claim
+        if exact:
             S = matrix(claim["cov"], "claim.cov", d, d)
             if S.transpose() != S:
                 raise Invalid("claim.cov is not symmetric")
-            F = residual(p, S)
-            if any(x != 0 for x in F.entries()):
+            if any(x != 0 for x in residual(p, S).entries()):
                 raise _Refuted("claim.cov is not an equilibrium: the residual AΣ + ΣAᵀ + "
                                "VΣBΣ + ΣBᵀΣVᵀ is not exactly 0")
             _pd(S, "claim.cov")
-            where, slack = "Σ*", Q0
-        elif "cov_center" in claim and kind == "stable-equilibrium":
+            where, L, slack = "Σ*", linearisation(p, S), 0
+        elif kind == "stable-equilibrium":
             S, L, e = _enclosure(p, claim, w, d, n)
             slack = 2 * _norm_inf(matrix(w.get("P"), "witness.P", n, n)) * n * e
-            where = f"the equilibrium within {claim['cov_radius']} of the centre"
+            where = f"the equilibrium within {claim['cov_radius']} (max entry) of cov_center"
         else:
-            raise Invalid("claim: give 'cov' (exact) or 'cov_center' and 'cov_radius'")
+            raise Invalid("claim.cov is missing")
         if kind == "unstable-equilibrium":
-            eps = _positive(claim, "growth")
-            k = w.get("hurwitz_index")
+            eps, k = _positive(claim, "growth"), w.get("hurwitz_index")
             k = str(k) if isinstance(k, int) and not isinstance(k, bool) else k
             if not isinstance(k, str) or not k.isdigit() or not 1 <= int(k) <= n:
                 raise Invalid(f"witness.hurwitz_index: an integer in 1..{n}")
-            k = int(k)
-            H = hurwitz_det(linearisation(p, S) - _eye(n) * eps, k)
-            if H > 0:
+            if hurwitz_det(L - _eye(n) * eps, int(k)) > 0:
                 raise _Refuted(f"Hurwitz determinant {k} of charpoly(L − {eps}·I) is positive")
             return Verdict("verified", f"Σ* is an equilibrium (residual exactly 0) and unstable: "
                            f"the linearisation has an eigenvalue with real part ≥ {eps} "
@@ -197,33 +176,26 @@ def check(cert, problem) -> Verdict:
         if kind != "stable-equilibrium":
             raise Invalid(f"kind {kind!r} is not checked here")
         rate, R = _positive(claim, "rate"), _R(p)
-        if "Q" in w and R is not None and slack == 0:
+        if "Q" in w and R is not None and exact:
             _decay(p.A + S * R, matrix(w["Q"], "witness.Q", d, d), rate, "N = A + Σ*R")
             how = "d×d Lyapunov (V = vI)"
         else:
-            L = linearisation(p, S) if slack == 0 else L
-            P = matrix(w.get("P"), "witness.P", n, n)
-            _decay(L, P, 2 * rate, "svec linearisation")
-            if slack:
-                _pd(-(L.transpose() * P + P * L) - P * (2 * rate) - _eye(n) * slack,
-                    "Lyapunov matrix with the enclosure margin")
+            _decay(L, matrix(w.get("P"), "witness.P", n, n), 2 * rate, "L", slack)
             how = f"svec Lyapunov ({n}×{n})"
         out = [f"{where} is a positive-definite equilibrium, locally exponentially stable with "
                f"rate ≥ {rate} [{how}]"]
         if "mean" in claim or "mean_rate" in claim:
-            if slack:
+            if not exact:
                 raise Invalid("claim.mean needs an exact 'cov'")
-            m, mr = vector(claim.get("mean"), "claim.mean", d), _positive(claim, "mean_rate")
-            Mm = p.A
-            for V, B in p.heads:
-                Mm = Mm + V + V * S * B
+            m, mr, Mm = vector(claim.get("mean"), "claim.mean", d), _positive(claim, "mean_rate"), \
+                _M(p, S, extra=True)
             if any(x != 0 for x in (Mm * m + p.b).entries()):
                 raise _Refuted("claim.mean is not the mean's fixed point (M m* + b ≠ 0)")
             _decay(Mm, matrix(w.get("P_mean"), "witness.P_mean", d, d), 2 * mr, "mean matrix")
-            out.append(f"mean → m* with rate ≥ {mr}")
+            out.append(f"mean block rate ≥ {mr}, fixed point m* (coupled system stable)")
         if "global_rate" in claim:
             g = _positive(claim, "global_rate")
-            if R is None or slack:
+            if R is None or not exact:
                 raise Invalid("claim.global_rate needs V_h = v_h I and an exact 'cov'")
             _pd(-R, "−R")
             _decay(-p.A.transpose(), matrix(w.get("Z"), "witness.Z", d, d), 2 * g, "−Aᵀ")

@@ -1,0 +1,325 @@
+"""The trusted checker: soundness under mutation (Hypothesis), clear reasons, import hygiene.
+
+Soundness oracle: whenever a mutated certificate is accepted, its claim is re-derived
+independently (numpy eigenvalues and Fraction arithmetic on the problem read by the
+*untrusted* problem loader) and must hold.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from symgauss.checker import KINDS, check_certificate
+from symgauss.checker.common import read_problem
+from symgauss.problem_file import problem_from_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+TRUSTED = ["symgauss/checker/__init__.py", "symgauss/checker/common.py",
+           "symgauss/checker/stability.py"]
+FORBIDDEN = {"cvxpy", "scipy", "sympy", "mpmath", "numpy", "symgauss.stability",
+             "symgauss.equilibria", "symgauss.linearise", "symgauss.problem", "symgauss.hpsolve"}
+
+
+def _certs():
+    from symgauss.stability import common_lyapunov_certificate
+    out = {p.stem: json.loads(p.read_text()) for p in sorted((ROOT / "certificates").glob("*.json"))
+           if json.loads(p.read_text()).get("kind") in ("stable-equilibrium",
+                                                        "unstable-equilibrium")}
+    prob = problem_from_dict(out["stable_diag"]["problem"])
+    out["common"] = common_lyapunov_certificate(
+        prob, [[[-1, 2], [0, -1]], [[-1, 0], [1, -2]]], "1/4")
+    return out
+
+
+CERTS = _certs()
+
+
+# --- an independent oracle -----------------------------------------------------------------------
+def _F(x):
+    return Fraction(str(x))
+
+
+def _fm(M):
+    return [[_F(x) for x in row] for row in M]
+
+
+def _mul(X, Y):
+    return [[sum(X[i][k] * Y[k][j] for k in range(len(Y))) for j in range(len(Y[0]))]
+            for i in range(len(X))]
+
+
+def _add(X, Y):
+    return [[a + b for a, b in zip(r, s)] for r, s in zip(X, Y)]
+
+
+def _T(X):
+    return [list(c) for c in zip(*X)]
+
+
+def _flt(X):
+    return np.array([[float(x) for x in r] for r in X])
+
+
+def _lin_float(A, heads, S):
+    d = len(S)
+    pairs = [(i, j) for i in range(d) for j in range(i, d)]
+    cols = []
+    for i, j in pairs:
+        E = np.zeros((d, d))
+        E[i, j] = E[j, i] = 1
+        X = A @ E + E @ A.T
+        for V, B in heads:
+            X += V @ E @ B @ S + V @ S @ B @ E + E @ B.T @ S @ V.T + S @ B.T @ E @ V.T
+        cols.append([X[k, l] for k, l in pairs])
+    return np.array(cols).T
+
+
+def claim_holds(cert) -> bool:
+    """Re-derive the accepted claim independently (floats with tolerances, exact residuals)."""
+    p = problem_from_dict(copy.deepcopy(cert["problem"]))
+    c = cert["claim"]
+    if cert["kind"] == "common-lyapunov":
+        rate = float(_F(c["rate"]))
+        return all(np.max(np.linalg.eigvals(_flt(_fm(L))).real) <= -rate + 1e-9
+                   for L in c["matrices"])
+    A = [[Fraction(int(x.p), int(x.q)) for x in p.A.row(i)] for i in range(p.d)]
+    heads = [([[Fraction(int(x.p), int(x.q)) for x in h.V.row(i)] for i in range(p.d)],
+              [[Fraction(int(x.p), int(x.q)) for x in h.B.row(i)] for i in range(p.d)])
+             for h in p.heads]
+    S = _fm(c["cov"] if "cov" in c else c["cov_center"])
+    M = A
+    for V, B in heads:
+        M = _add(M, _mul(_mul(V, S), B))
+    F = _add(_mul(M, S), _T(_mul(M, S)))
+    tol = float(_F(c.get("cov_radius", 0))) * 1e3
+    if "cov" in c and any(x != 0 for r in F for x in r):
+        return False
+    if "cov_center" in c and np.max(np.abs(_flt(F))) > tol + 1e-25:
+        return False
+    L = _lin_float(_flt(A), [(_flt(V), _flt(B)) for V, B in heads], _flt(S))
+    abscissa = np.max(np.linalg.eigvals(L).real)
+    if cert["kind"] == "unstable-equilibrium":
+        return abscissa >= float(_F(c["growth"])) - 1e-9 and np.min(np.linalg.eigvalsh(_flt(S))) > 0
+    ok = abscissa <= -float(_F(c["rate"])) + 1e-9 and np.min(np.linalg.eigvalsh(_flt(S))) > 0
+    if "mean" in c:
+        Mm = A
+        for V, B in heads:
+            Mm = _add(Mm, _add(V, _mul(_mul(V, S), B)))
+        m = [[_F(x)] for x in c["mean"]]
+        b = [[Fraction(int(x.p), int(x.q))] for x in p.b]
+        ok &= all(x[0] == 0 for x in _add(_mul(Mm, m), b))
+        ok &= np.max(np.linalg.eigvals(_flt(Mm)).real) <= -float(_F(c["mean_rate"])) + 1e-9
+    if "global_rate" in c:
+        R = p.params.quadratic_R()
+        ok &= R is not None and np.max(np.linalg.eigvalsh(_flt(_fm(R.tolist())))) < 0
+        ok &= np.min(np.linalg.eigvals(_flt(A)).real) >= float(_F(c["global_rate"])) - 1e-9
+    return bool(ok)
+
+
+# --- mutations ----------------------------------------------------------------------------------
+def _leaves(obj, path=()):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _leaves(v, path + (i,))
+    else:
+        yield path
+
+
+def _set(obj, path, value):
+    for k in path[:-1]:
+        obj = obj[k]
+    obj[path[-1]] = value
+
+
+def _get(obj, path):
+    for k in path:
+        obj = obj[k]
+    return obj
+
+
+def _containers(obj, path=()):
+    if isinstance(obj, dict):
+        yield path
+        for k, v in obj.items():
+            yield from _containers(v, path + (k,))
+
+
+EVIL = ["__import__('os').system('true')", "1/0", "nan", "inf", "1e999999", "", " ", "0x10",
+        "1_000", "[1]", None, True, [], {}, "sympify", "1" * 5000, "-0", "1/-0"]
+
+
+@st.composite
+def mutated(draw):
+    name = draw(st.sampled_from(sorted(CERTS)))
+    cert = copy.deepcopy(CERTS[name])
+    op = draw(st.sampled_from(["scale", "negate", "evil", "perturb", "drop", "rename", "rate",
+                               "problem", "swap"]))
+    leaves = [p for p in _leaves(cert) if p and p[0] in ("problem", "claim", "witness")]
+    path = draw(st.sampled_from(leaves))
+    value = _get(cert, path)
+    if op in ("scale", "negate", "perturb", "problem") and not isinstance(value, (str, int)):
+        op = "evil"
+    try:
+        x = Fraction(str(value))
+    except (ValueError, ZeroDivisionError):
+        x, op = None, "evil"
+    if op == "scale":
+        _set(cert, path, str(x * Fraction(draw(st.integers(-7, 7)), draw(st.integers(1, 5)))))
+    elif op == "negate":
+        _set(cert, path, str(-x))
+    elif op == "perturb":
+        eps = Fraction(draw(st.integers(-1000, 1000)), 10 ** draw(st.integers(0, 40)))
+        _set(cert, path, str(x + eps))
+    elif op == "evil":
+        _set(cert, path, draw(st.sampled_from(EVIL)))
+    elif op == "drop":
+        cpath = draw(st.sampled_from(list(_containers(cert))))
+        box = _get(cert, cpath)
+        if box:
+            box.pop(draw(st.sampled_from(sorted(box))))
+    elif op == "rename":
+        cpath = draw(st.sampled_from(list(_containers(cert))))
+        box = _get(cert, cpath)
+        if box:
+            k = draw(st.sampled_from(sorted(box)))
+            box[k + draw(st.sampled_from(["_", "s", "X"]))] = box.pop(k)
+    elif op == "rate":
+        for key in ("rate", "mean_rate", "global_rate", "growth"):
+            if key in cert["claim"]:
+                cert["claim"][key] = str(Fraction(str(cert["claim"][key])) *
+                                         Fraction(draw(st.integers(11, 40)), 10))
+    elif op == "problem":  # change an entry of the stored problem and re-hash it consistently
+        path = draw(st.sampled_from([p for p in leaves if p[0] == "problem"]))
+        y = Fraction(str(_get(cert, path)))
+        _set(cert, path, str(y + Fraction(draw(st.integers(-5, 5)) or 1,
+                                          draw(st.integers(1, 10 ** 6)))))
+        try:
+            cert["problem_hash"] = read_problem(cert["problem"]).hash
+        except Exception:
+            pass
+    elif op == "swap":  # a witness from another certificate
+        other = CERTS[draw(st.sampled_from(sorted(CERTS)))]
+        cert["witness"] = copy.deepcopy(other["witness"])
+    return name, op, cert
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated())
+def test_mutations_never_accept_a_false_claim(case):
+    name, op, cert = case
+    v = check_certificate(cert)
+    assert v.status in ("verified", "refuted", "invalid")
+    assert isinstance(v.reason, str) and v.reason.strip()
+    if v.ok:
+        assert claim_holds(cert), (name, op, v.reason)
+
+
+def test_originals_verify_and_are_true():
+    for name, cert in CERTS.items():
+        v = check_certificate(cert)
+        assert v.ok, (name, v.reason)
+        assert claim_holds(cert), name
+
+
+@pytest.mark.parametrize("key", ["rate", "growth"])
+def test_raised_rate_is_refuted(key):
+    name = "stable_diag" if key == "rate" else "threshold_unstable"
+    cert = copy.deepcopy(CERTS[name])
+    cert["claim"][key] = str(Fraction(str(cert["claim"][key])) * 100)
+    v = check_certificate(cert)
+    assert v.status == "refuted" and v.reason
+
+
+def test_changed_problem_breaks_the_hash():
+    cert = copy.deepcopy(CERTS["stable_diag"])
+    cert["problem"]["A"][0][0] = "2"
+    v = check_certificate(cert)
+    assert v.status == "invalid" and "problem_hash" in v.reason
+
+
+def test_not_an_equilibrium_is_refuted_with_reason():
+    cert = copy.deepcopy(CERTS["stable_diag"])
+    cert["claim"]["cov"][1][1] = "1/3"   # the swapped P*/Σ*: not an equilibrium
+    v = check_certificate(cert)
+    assert v.status == "refuted" and "not an equilibrium" in v.reason
+
+
+def test_code_in_number_fields_is_never_evaluated(tmp_path):
+    marker = tmp_path / "pwned"
+    cert = copy.deepcopy(CERTS["stable_diag"])
+    cert["claim"]["rate"] = f"__import__('os').system('touch {marker}')"
+    v = check_certificate(cert)
+    assert v.status == "invalid" and "not an exact number" in v.reason
+    assert not marker.exists()
+
+
+def test_non_dict_and_garbage():
+    for junk in (None, [], "x", 3, {"format": "symgauss-certificate"}):
+        v = check_certificate(junk)
+        assert v.status == "invalid" and v.reason
+
+
+def test_kinds_are_registered():
+    for k in ("stable-equilibrium", "unstable-equilibrium", "common-lyapunov"):
+        assert KINDS[k] == "stability"
+
+
+def _imports(path):
+    tree = ast.parse((ROOT / path).read_text())
+    pkg = "symgauss.checker"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module
+            yield mod
+
+
+@pytest.mark.parametrize("path", TRUSTED)
+def test_trusted_modules_import_nothing_forbidden(path):
+    allowed_internal = {"symgauss.numbers", "symgauss.errors", "symgauss.exact"}
+    for mod in _imports(path):
+        assert not any(mod == f or mod.startswith(f + ".") for f in FORBIDDEN), (path, mod)
+        if mod.startswith("symgauss.") and not mod.startswith("symgauss.checker"):
+            assert mod in allowed_internal, (path, mod)
+
+
+def test_checking_loads_no_forbidden_module():
+    """In a fresh interpreter, checking a certificate (with the package's own __init__ stubbed
+    out) pulls in none of the search libraries."""
+    code = f"""
+import sys, types, importlib.util
+root = {str(ROOT)!r}
+pkg = types.ModuleType("symgauss"); pkg.__path__ = [root + "/symgauss"]; sys.modules["symgauss"] = pkg
+from symgauss.checker import check_file
+import glob
+for f in sorted(glob.glob(root + "/certificates/*.json")):
+    check_file(f)
+bad = sorted(m for m in sys.modules if m.split(".")[0] in ("cvxpy", "scipy", "sympy", "mpmath",
+             "numpy") or m in ("symgauss.stability", "symgauss.equilibria", "symgauss.problem"))
+print(",".join(bad))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", out.stdout
+
+
+def test_trusted_kernel_is_small():
+    n = sum(len((ROOT / p).read_text().splitlines()) for p in TRUSTED)
+    assert n < 480, n  # target 400; see the report
