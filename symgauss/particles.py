@@ -51,6 +51,18 @@ def _block_size(n_queries: int, n_keys: int, block: int | None) -> int:
     return max(1, min(n_queries, BLOCK_ENTRIES // max(n_keys, 1)))
 
 
+def _single_threaded_blas():
+    """BLAS limited to one thread while our own threads share the blocks (threadpoolctl,
+    when installed; otherwise a no-op). Skinny GEMMs gain nothing from BLAS threads and
+    lose much when the machine is busy."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        import contextlib
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
 def attention(X, heads, *, keys=None, block: int | None = None, workers: int | None = None,
               dtype: str = "float64") -> np.ndarray:
     """Σ_h V_h (softmax-weighted average of the keys) for every query row of ``X``.
@@ -62,7 +74,7 @@ def attention(X, heads, *, keys=None, block: int | None = None, workers: int | N
     keys : (N, d) array of keys/values (default: ``X`` itself, self-attention).
     block : queries per block (default: as many as fit in ``BLOCK_ENTRIES`` logits).
     workers : threads working on blocks in parallel (default: the number of CPUs; numpy
-        releases the GIL inside ``exp`` and ``matmul``).
+        releases the GIL inside ``exp`` and ``matmul``); BLAS itself runs single-threaded.
     dtype : ``"float64"`` (default; equal to the N×N computation to ~1e-15) or
         ``"float32"`` for the logits and weights (about 3× faster, relative error ~1e-6).
 
@@ -78,8 +90,11 @@ def attention(X, heads, *, keys=None, block: int | None = None, workers: int | N
     X = np.asarray(X, dtype=float)
     Y = X if keys is None else np.asarray(keys, dtype=float)
     n, N = X.shape[0], Y.shape[0]
+    workers = max(1, int(workers or os.cpu_count() or 1))
     nb = _block_size(n, N, block)
-    workers = max(1, min(workers or os.cpu_count() or 1, -(-n // nb)))
+    if block is None and workers > 1:
+        nb = max(1, min(nb, -(-n // workers)))
+    workers = min(workers, -(-n // nb))
     ft = np.float64 if dtype == "float64" else np.float32
     YT = np.ascontiguousarray(Y.T, dtype=ft)                  # (d, N): fast contiguous GEMM
     Y1 = np.ascontiguousarray(np.hstack([Y, np.ones((N, 1))]), dtype=ft)
@@ -103,12 +118,13 @@ def attention(X, heads, *, keys=None, block: int | None = None, workers: int | N
                 avg[s:s + nb] = S[:, :-1] / S[:, -1:]
 
         starts = list(range(0, n, nb))
-        if workers == 1:
-            work(starts)
-        else:
-            from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor(workers) as pool:
-                list(pool.map(work, [starts[i::workers] for i in range(workers)]))
+        with _single_threaded_blas():
+            if workers == 1:
+                work(starts)
+            else:
+                from concurrent.futures import ThreadPoolExecutor
+                with ThreadPoolExecutor(workers) as pool:
+                    list(pool.map(work, [starts[i::workers] for i in range(workers)]))
         out += avg @ V.T
     return out
 
