@@ -220,7 +220,7 @@ def _riccati_decision(problem, data, digits, certify, crosscheck):
                                 base + "; A Hurwitz, R ≻ 0, M∞ ⪰ 0 singular (on the "
                                 "threshold): M(t) ≻ M∞ ⪰ 0 for all t, no blow-up",
                                 digits=digits)
-    scale = float(abs(data.Rf).sum() / max(data.Dinvf.min(), 1e-300)
+    scale = float(abs(data.Rf).sum() / max(min(data.Dinvf.diagonal()), 1e-300)
                   + abs(data.Af).sum()) + 1e-12
     horizon = 400.0 / scale
     root = first_root(data, digits, horizon)

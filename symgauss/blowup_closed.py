@@ -103,8 +103,7 @@ def _combine(family: str, modes, basis_note: str) -> ClosedForm:
         vals = [(sp.N(m.t_star, 40), m.t_star) for m in blow]
         best = min(vals, key=lambda x: x[0])[1]
         best = sp.nsimplify(best) if best.is_Float else best
-        return ClosedForm(family, sp.simplify(best) if best.count_ops() < 40 else best,
-                          "blow-up", tuple(modes), None,
+        return ClosedForm(family, best, "blow-up", tuple(modes), None,
                           f"{basis_note}: the first of {len(blow)} blowing-up mode(s) reaches "
                           "infinity at T* = min over modes of ln(1 + a/k)/(2a) (1/(2k) if a = 0)")
     if any(m.fate == "grows" for m in modes):
