@@ -1,0 +1,171 @@
+"""Stability decisions: linearisation identities, certificates vs eigenvalues, SDP, regimes, CLI."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import flint
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from symgauss import Problem
+from symgauss.checker import check_certificate, check_file
+from symgauss.cli import main
+from symgauss.linearise import (exact_matrix, linearisation_exact, linearisation_num,
+                                numeric_params, residual_exact, structured_N, svec,
+                                to_float_matrix)
+from symgauss.problem_file import load_problem
+from symgauss.stability import (certify, common_lyapunov, common_lyapunov_certificate,
+                                instability_evidence, lyapunov_witness, opposite_sign_regime)
+
+EX = Path(__file__).resolve().parents[1] / "symgauss" / "examples"
+small = st.integers(-3, 3)
+
+
+def _mat(draw, d):
+    return [[Fraction(draw(small), draw(st.integers(1, 3))) for _ in range(d)] for _ in range(d)]
+
+
+@st.composite
+def problems(draw, heads=1):
+    d = draw(st.integers(1, 3))
+    hs = [{"V": [[str(x) for x in r] for r in _mat(draw, d)],
+           "B": [[str(x) for x in r] for r in _mat(draw, d)]} for _ in range(heads)]
+    S = _mat(draw, d)
+    S = [[sum(S[i][k] * S[j][k] for k in range(d)) + (i == j) for j in range(d)] for i in range(d)]
+    p = Problem(cov0=[[int(i == j) for j in range(d)] for i in range(d)],
+                A=[[str(x) for x in r] for r in _mat(draw, d)], heads=hs)
+    return p, exact_matrix(S)
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems(heads=2), st.data())
+def test_linearisation_is_the_exact_central_difference(case, data):
+    """F is quadratic, so (F(S + tE) − F(S − tE))/(2t) = DF(S)[E] exactly."""
+    p, S = case
+    d = S.nrows()
+    E = exact_matrix(_mat(data.draw, d))
+    E = (E + E.transpose()) * flint.fmpq(1, 2)
+    t = flint.fmpq(data.draw(st.integers(1, 5)), data.draw(st.integers(1, 7)))
+    diff = (residual_exact(p.params, S + E * t) - residual_exact(p.params, S - E * t)) * (1 / (2 * t))
+    L = linearisation_exact(p.params, S)
+    lhs = L * flint.fmpq_mat(len(svec(E.tolist())), 1, svec(E.tolist()))
+    assert lhs.entries() == svec(diff.tolist())
+    # the float/object-array implementation agrees
+    A, heads, _ = numeric_params(p.params, float)
+    Lf = linearisation_num(A, heads, to_float_matrix(S))
+    assert np.allclose(Lf, to_float_matrix(L))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.data())
+def test_structured_spectrum_is_sums_of_pairs(d, data):
+    """V = vI: spec(L) = {λ_i(N) + λ_j(N) : i ≤ j}."""
+    v = Fraction(data.draw(small), data.draw(st.integers(1, 3)))
+    B = _mat(data.draw, d)
+    p = Problem(cov0=np.eye(d).astype(int).tolist(), A=[[str(x) for x in r] for r in
+                                                        _mat(data.draw, d)],
+                V=(v * np.eye(d, dtype=object)).tolist(), B=[[str(x) for x in r] for r in B])
+    S = exact_matrix(np.eye(d, dtype=int).tolist())
+    N = to_float_matrix(structured_N(p.params, S))
+    lam = np.linalg.eigvals(N)
+    pairs = sorted((lam[i] + lam[j]) for i in range(d) for j in range(i, d))
+    got = np.linalg.eigvals(to_float_matrix(linearisation_exact(p.params, S)))
+    # (defective N: eigenvalues are only accurate to about sqrt(machine eps))
+    assert all(np.min(np.abs(got - x)) < 1e-6 for x in pairs)
+    assert all(np.min(np.abs(np.array(pairs) - y)) < 1e-6 for y in got)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 5), st.data())
+def test_lyapunov_witness_agrees_with_eigenvalues(n, data):
+    L = exact_matrix([[Fraction(data.draw(st.integers(-9, 9)), 4) for _ in range(n)]
+                      for _ in range(n)])
+    mu = np.max(np.linalg.eigvals(to_float_matrix(L)).real)
+    w = lyapunov_witness(L, rate_factor=2)
+    if w is not None:
+        assert float(w[1]) <= -mu + 1e-12     # the certified rate is a true lower bound
+    elif mu < -1e-6:
+        pytest.fail(f"stable matrix (abscissa {mu}) without a witness")
+    ev = instability_evidence(L)
+    if ev is not None:
+        assert mu >= float(ev[0]) - 1e-12
+    elif mu > 1e-6:
+        pytest.fail(f"unstable matrix (abscissa {mu}) without evidence")
+
+
+def test_stable_diag_certificate_checks_and_claims_are_true():
+    res = certify(load_problem(EX / "stable_diag.json"))
+    assert res.status == "verified" and res.level == "exact"
+    c = res.certificate["claim"]
+    assert c["cov"] == [["1", "0"], ["0", "3"]]
+    # true rate of L is 2 (eigenvalues −2, −4, −6); mean matrix −I; A has spectrum {1, 3}
+    assert 0 < Fraction(c["rate"]) <= 2 and 0 < Fraction(c["mean_rate"]) <= 1
+    assert 0 < Fraction(c["global_rate"]) <= 1
+    assert check_certificate(json.loads(json.dumps(res.certificate))).ok
+
+
+def test_threshold_refused_with_evidence(tmp_path, capsys):
+    out, ev = tmp_path / "c.json", tmp_path / "ev.json"
+    assert main(["certify", str(EX / "threshold.json"), "-o", str(out), "--evidence",
+                 str(ev)]) == 1
+    err = capsys.readouterr().err
+    assert "unstable" in err and "real part" in err
+    assert not out.exists()
+    v = check_file(ev)
+    assert v.ok and v.kind == "unstable-equilibrium"
+
+
+def test_certify_cli_writes_a_checked_file(tmp_path, capsys):
+    out = tmp_path / "c.json"
+    assert main(["certify", str(EX / "stable_diag.json"), "-o", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["certified"] is True
+    assert main(["check", str(out)]) == 0
+
+
+def test_no_equilibrium_is_refused_with_a_proof(tmp_path, capsys):
+    # R = −2I ≺ 0 but A = −I has no eigenvalue with Re > 0: no positive-definite equilibrium
+    p = tmp_path / "p.json"
+    p.write_text('{"cov0": [[1, 0], [0, 1]], "A": [[-1, 0], [0, -1]], "V": [[-1, 0], [0, -1]],'
+                 ' "B": [[1, 0], [0, 1]]}')
+    assert main(["certify", str(p), "-o", str(tmp_path / "c.json")]) == 1
+    assert "no positive-definite equilibrium exists" in capsys.readouterr().err
+    assert opposite_sign_regime(load_problem(p)).status == "refuted"
+
+
+def test_singular_lyapunov_operator_gives_a_clear_message(tmp_path, capsys):
+    # A = 0: P ↦ AᵀP + PA is singular; the covariance decays like 1/t, no equilibrium ≻ 0
+    p = tmp_path / "p.json"
+    p.write_text('{"cov0": [[1]], "A": [[0]], "V": [[-1]], "B": [[1]]}')
+    assert main(["certify", str(p), "-o", str(tmp_path / "c.json")]) == 1
+    assert "no positive-definite equilibrium" in capsys.readouterr().err
+
+
+def test_regimes():
+    assert opposite_sign_regime(load_problem(EX / "stable_diag.json")).status == "verified"
+    assert opposite_sign_regime(load_problem(EX / "general3.json")).status == "undecided"
+    assert opposite_sign_regime(load_problem(EX / "threshold.json")).status == "undecided"
+
+
+def test_general3_certificate_is_rigorous():
+    res = certify(load_problem(EX / "general3.json"))
+    assert res.status == "verified" and res.level == "rigorous"
+    assert "cov_center" in res.certificate["claim"]
+
+
+def test_common_lyapunov_sdp():
+    L1, L2 = [[-1, 2], [0, -1]], [[-1, 0], [1, -2]]
+    found = common_lyapunov([L1, L2], Fraction(1, 4))
+    assert found is not None and found[1] > 0
+    cert = common_lyapunov_certificate(load_problem(EX / "stable_diag.json"), [L1, L2], "1/4")
+    assert check_certificate(cert).ok
+    # the convex hull contains an unstable matrix → no common Lyapunov function
+    assert common_lyapunov([[[-1, 10], [0, -1]], [[-1, 0], [10, -1]]], Fraction(1, 10)) is None
+    assert common_lyapunov([[[1, 0], [0, -1]]], Fraction(1, 10)) is None
+
+
+def test_multihead_equals_single_head_structure():
+    res = certify(load_problem(EX / "multihead.json"))
+    assert res.status == "verified" and "Q" in res.certificate["witness"]
