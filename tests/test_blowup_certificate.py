@@ -1,0 +1,172 @@
+"""Blow-up certificates: written by make_certificate, re-verified by the trusted checker.
+
+The checker must accept genuine certificates (including the committed ones and an indefinite-R
+one that needs a partition), reject every mutation that makes the claim false or the file
+malformed, and never crash.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from symgauss import Problem, load_problem
+from symgauss.blowup import make_certificate
+from symgauss.checker import check_certificate
+from symgauss.checker.common import read_problem
+from symgauss.numbers import loads_exact
+
+ROOT = Path(__file__).resolve().parents[1]
+EX = ROOT / "symgauss" / "examples"
+INDEFINITE = Problem(cov0=[[2, 1], [1, 2]], A=[[1, 2], [-1, 1]], V=[[1, 0], [0, 1]],
+                     B=[[3, 1], [-2, -1]])
+
+
+def roundtrip(cert):
+    """As the checker sees a file: JSON numbers kept exact."""
+    return loads_exact(json.dumps(cert))
+
+
+@pytest.fixture(scope="module")
+def scalar_cert():
+    return make_certificate(load_problem(EX / "scalar_blowup.json"), digits=30)
+
+
+@pytest.fixture(scope="module")
+def indefinite_cert():
+    return make_certificate(INDEFINITE, digits=30)
+
+
+def test_committed_certificates_verify():
+    files = sorted((ROOT / "certificates").glob("blowup_*.json"))
+    assert len(files) >= 2
+    for f in files:
+        v = check_certificate(loads_exact(f.read_text()))
+        assert v.status == "verified", (f, v.reason)
+
+
+def test_made_certificates_verify(scalar_cert, indefinite_cert):
+    assert check_certificate(roundtrip(scalar_cert)).status == "verified"
+    v = check_certificate(roundtrip(indefinite_cert))
+    assert v.status == "verified" and "sub-intervals" in v.reason
+    lo, hi = (Fraction(scalar_cert["claim"][k]) for k in ("t_lower", "t_upper"))
+    assert lo < Fraction(1, 2) < hi and hi - lo <= Fraction(1, 10 ** 30)
+
+
+def test_no_certificate_without_blowup():
+    assert make_certificate(load_problem(EX / "threshold.json")) is None
+    assert make_certificate(load_problem(EX / "general3.json")) is None   # general V
+
+
+@pytest.mark.parametrize("shift", ["1/100000000000000000000", "-1/100000000000000000000",
+                                   "1/10", "-1/10"])
+def test_shifted_enclosure_excluding_tstar_is_rejected(scalar_cert, shift):
+    c = copy.deepcopy(scalar_cert)
+    s = Fraction(shift)
+    for k in ("t_lower", "t_upper"):
+        c["claim"][k] = str(Fraction(c["claim"][k]) + s)
+    assert check_certificate(roundtrip(c)).status != "verified"
+
+
+def test_widened_enclosure_still_true_is_accepted(scalar_cert):
+    c = copy.deepcopy(scalar_cert)
+    c["claim"]["t_lower"], c["claim"]["t_upper"] = "0.4", "0.6"
+    c["witness"]["x"] = ["1"]
+    assert check_certificate(roundtrip(c)).status == "verified"
+
+
+def test_changed_problem_entries_are_rejected(scalar_cert):
+    c = copy.deepcopy(scalar_cert)
+    c["problem"]["cov0"] = [["2"]]                    # hash mismatch
+    assert check_certificate(roundtrip(c)).status == "invalid"
+    c["problem_hash"] = read_problem(roundtrip(c)["problem"]).hash   # consistent, claim false
+    assert check_certificate(roundtrip(c)).status == "refuted"      # T* is now 1/4
+    d = copy.deepcopy(scalar_cert)
+    d["problem"]["V"] = [["-1"]]
+    d["problem_hash"] = read_problem(roundtrip(d)["problem"]).hash   # no blow-up at all
+    assert check_certificate(roundtrip(d)).status == "refuted"
+
+
+def test_partition_mutations_rejected(indefinite_cert):
+    c = copy.deepcopy(indefinite_cert)
+    c["witness"]["partition"] = ["0", c["claim"]["t_lower"]]        # too coarse: unproved
+    assert check_certificate(roundtrip(c)).status == "refuted"
+    c["witness"]["partition"] = list(reversed(indefinite_cert["witness"]["partition"]))
+    assert check_certificate(roundtrip(c)).status != "verified"
+    del c["witness"]["partition"]
+    assert check_certificate(roundtrip(c)).status != "verified"
+
+
+GARBAGE = ["abc", "1/0", "", "nan", "inf", None, True, [], {}, [[1]], "1e99999", "0x10",
+           "__import__('os')", "-1", "0"]
+
+
+@pytest.mark.parametrize("where", ["t_lower", "t_upper", "x", "prec", "partition", "method",
+                                   "level", "cov0"])
+@pytest.mark.parametrize("junk", GARBAGE)
+def test_garbage_never_crashes_never_verifies(scalar_cert, where, junk):
+    c = copy.deepcopy(scalar_cert)
+    if where in ("t_lower", "t_upper"):
+        c["claim"][where] = junk
+    elif where == "level":
+        c["level"] = junk
+    elif where == "cov0":
+        c["problem"]["cov0"] = junk
+    else:
+        c["witness"][where] = junk
+    v = check_certificate(roundtrip(c))
+    if where in ("prec", "partition") and v.status == "verified":
+        return     # prec is only a hint (clamped); a partition is not needed when R ⪰ 0
+    if where == "cov0" and junk == [[1]]:
+        assert v.status == "verified"      # the same problem, written with a JSON number
+        return
+    assert v.status in ("refuted", "invalid"), (where, junk, v.reason)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_leaf_mutation_never_crashes(scalar_cert, data):
+    c = copy.deepcopy(scalar_cert)
+    leaves = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, path + [k])
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, path + [i])
+        else:
+            leaves.append(path)
+    walk(c, [])
+    path = data.draw(st.sampled_from(leaves))
+    value = data.draw(st.one_of(st.text(max_size=12), st.integers(-10 ** 6, 10 ** 6),
+                                st.none(), st.booleans(), st.just([])))
+    parent = c
+    for k in path[:-1]:
+        parent = parent[k]
+    old = parent[path[-1]]
+    parent[path[-1]] = value
+    v = check_certificate(roundtrip(c))
+    assert v.status in ("verified", "refuted", "invalid")
+    if v.status == "verified":   # only harmless edits may keep it valid
+        assert path[0] in ("generated_by", "notes", "witness") or path[-1] == "statement" \
+            or path[-1] == "t_star" or str(value) == str(old), (path, value)
+
+
+def test_checker_imports_only_trusted_modules():
+    tree = ast.parse((ROOT / "symgauss/checker/blowup.py").read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names.add(("." * node.level) + (node.module or ""))
+    forbidden = {"sympy", "mpmath", "scipy", "numpy", "cvxpy"}
+    assert not any(n.split(".")[0] in forbidden for n in names), names
+    assert not any("blowup_enclosure" in n or n.startswith("..b") for n in names), names
