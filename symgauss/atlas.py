@@ -6,7 +6,7 @@ A *spec* (JSON, read exactly) names a base problem and one or two axes::
      "problem": {"A": [[0]], "V": [[1]], "B": [[1]], "cov0": [[1]]},
      "axes": [{"vary": ["A", 0, 0], "grid": {"from": -2, "to": 2, "steps": 41}, "label": "a"},
               {"vary": {"scale": "V"}, "grid": {"from": -2, "to": 2, "steps": 41}}],
-     "digits": 30, "certificates": false}
+     "digits": 30, "certify": true, "certificates": false}
 
 * ``vary`` is one entry — ``["A", i, j]``, ``["V", i, j]``, ``["B", i, j]``,
   ``["cov0", i, j]`` (set symmetrically), ``["b", i]``, ``["mean0", i]``, or
@@ -15,6 +15,10 @@ A *spec* (JSON, read exactly) names a base problem and one or two axes::
 * ``grid``: ``steps`` equally spaced exact rationals from ``from`` to ``to``
   inclusive (``steps`` = number of points; 1 only when from = to).
 * ``problem`` is an inline problem object or a path (relative to the spec file).
+* ``digits``: significant digits of T*; ``certify`` (default true): certified T*
+  enclosures for problems that are neither scalar nor diagonal (see
+  :func:`symgauss.regime.classify`; false is much faster); ``certificates`` (default
+  false): write a certificate file per blow-up / stable cell to ``OUT/certificates``.
 
 Each cell is a pure function of (base problem, axes, point): its problem is
 built afresh and handed to :func:`symgauss.regime.classify`. Cells run on Dask
@@ -46,7 +50,7 @@ from .errors import InputFormatError, ProblemError, SymgaussError
 from .numbers import JSONNumber, loads_exact, parse_rational, rational_text
 from .problem import _check_keys as _keys
 
-SPEC_KEYS = frozenset({"name", "problem", "axes", "digits", "certificates"})
+SPEC_KEYS = frozenset({"name", "problem", "axes", "digits", "certify", "certificates"})
 AXIS_KEYS = frozenset({"vary", "grid", "label"})
 GRID_KEYS = frozenset({"from", "to", "steps"})
 SCALE_KEYS = frozenset({"scale", "head"})
@@ -88,6 +92,7 @@ class AtlasSpec:
     digits: int = 30
     certificates: bool = False
     name: str | None = None
+    certify: bool = True
 
     @property
     def shape(self) -> tuple:
@@ -102,7 +107,8 @@ class AtlasSpec:
 
     def to_dict(self) -> dict:
         out = {"problem": self.base, "axes": [a.to_dict() for a in self.axes],
-               "digits": self.digits, "certificates": self.certificates}
+               "digits": self.digits, "certify": self.certify,
+               "certificates": self.certificates}
         if self.name is not None:
             out = {"name": self.name, **out}
         return out
@@ -110,13 +116,14 @@ class AtlasSpec:
     def payload(self) -> dict:
         """What a worker needs (JSON-able, small)."""
         return {"base": self.base, "targets": [list(a.target) for a in self.axes],
-                "digits": self.digits, "certificates": self.certificates}
+                "digits": self.digits, "certify": self.certify,
+                "certificates": self.certificates}
 
     def cell_key(self, point) -> str:
         data = {"v": CACHE_VERSION, "base": self.base,
                 "axes": [list(a.target) for a in self.axes],
                 "point": [rational_text(x) for x in point], "digits": self.digits,
-                "certificates": self.certificates}
+                "certify": self.certify, "certificates": self.certificates}
         return hashlib.sha256(json.dumps(data, sort_keys=True,
                                          separators=(",", ":")).encode()).hexdigest()[:32]
 
@@ -171,13 +178,15 @@ def parse_spec(obj, where: str = "spec", base_dir=None) -> AtlasSpec:
     parsed = tuple(_axis(ax, f"{where}.axes[{k}]", problem) for k, ax in enumerate(axes))
     _check_overlap(parsed, where)
     digits = _integer(obj.get("digits", 30), f"{where}.digits", 1, 2000)
-    cert = obj.get("certificates", False)
-    if not isinstance(cert, bool):
-        raise ProblemError(f"{where}.certificates: expected true or false")
+    flags = {}
+    for key, default in (("certify", True), ("certificates", False)):
+        flags[key] = obj.get(key, default)
+        if not isinstance(flags[key], bool):
+            raise ProblemError(f"{where}.{key}: expected true or false")
     n = math.prod(len(a.values) for a in parsed)
     if n > MAX_CELLS:
         raise ProblemError(f"{where}: {n} cells is more than {MAX_CELLS}; use fewer steps")
-    return AtlasSpec(base, parsed, digits, cert, name)
+    return AtlasSpec(base, parsed, digits, flags["certificates"], name, flags["certify"])
 
 
 def _integer(value, where, lo, hi) -> int:
@@ -351,11 +360,12 @@ def compute_cells(payload: dict, points: list) -> list:
             problem = _cell_problem(payload["base"], payload["targets"], point)
             if payload["certificates"]:
                 with tempfile.TemporaryDirectory() as tmp:
-                    r = classify(problem, digits=payload["digits"], certificate_dir=tmp)
+                    r = classify(problem, digits=payload["digits"], certify=payload["certify"],
+                                 certificate_dir=tmp)
                     if r.certificate:
                         rec["certificate_data"] = Path(r.certificate).read_text(encoding="utf-8")
             else:
-                r = classify(problem, digits=payload["digits"])
+                r = classify(problem, digits=payload["digits"], certify=payload["certify"])
             rec.update(regime=r.kind, level=r.level, t_star=r.t_star, t_star_exact=r.t_star_exact,
                        evidence=r.evidence, method=r.method)
         except SymgaussError as exc:  # the input at this point: deterministic, cache it

@@ -24,9 +24,11 @@ argument used. Two cases are decided here exactly, with rational arithmetic:
   coordinates are d independent scalar problems; the transversal (off-diagonal)
   linearisation at Σ* is checked exactly before "stable-equilibrium" is claimed.
 
-Every other problem goes to :func:`symgauss.blowup.decide_blowup` (and, for bounded
-solutions, to the stability module) when those are installed; otherwise the answer
-is ``undecided``.
+Every other problem goes to :func:`symgauss.blowup.decide_blowup` (closed forms, the
+linear equation for P = Σ⁻¹ with certified enclosures, comparison bounds); when that
+finds no blow-up and V_h = v_h I, :func:`symgauss.stability.opposite_sign_regime`
+can prove global convergence to a stable Σ* ≻ 0. Its "exists for all time, boundedness
+not decided" becomes ``undecided`` here, with the proved part in the evidence.
 
 >>> from symgauss import Problem
 >>> r = classify(Problem(cov0=[[1]], V=[[1]], B=[[1]]), digits=10)
@@ -39,11 +41,11 @@ is ``undecided``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from .convert import require_numeric
-from .errors import ProblemError, UnsupportedError
+from .errors import ProblemError, SymgaussError, UnsupportedError
 from .numbers import rational_text
 
 KINDS = ("stable-equilibrium", "blow-up", "bounded", "decay", "growth", "constant", "undecided")
@@ -84,13 +86,18 @@ class Regime:
                 "certificate": self.certificate, "notes": list(self.notes)}
 
 
-def classify(problem, *, digits: int = 30, certificate_dir=None) -> Regime:
+def classify(problem, *, digits: int = 30, certify: bool = True,
+             certificate_dir=None) -> Regime:
     """Decide the regime of a time-invariant numeric problem.
 
     Parameters
     ----------
     problem : Problem with constant parameters and rational entries.
     digits : significant digits of ``t_star`` (1..2000).
+    certify : for problems that are neither scalar nor diagonal, ask
+        :func:`symgauss.blowup.decide_blowup` for a certified enclosure of T* and an
+        integration cross-check (level ``rigorous``; about a second per problem) —
+        ``False`` gives T* at high precision without proof, far faster.
     certificate_dir : if given, a certificate file for a blow-up or a stable
         equilibrium is written there (by the certificate writers of
         :mod:`symgauss.blowup` / :mod:`symgauss.stability`) and its path reported.
@@ -113,7 +120,7 @@ def classify(problem, *, digits: int = 30, certificate_dir=None) -> Regime:
     elif _is_diagonal(problem):
         regime = _diagonal_regime(problem, digits)
     else:
-        regime = _general_regime(problem, digits)
+        regime = _general_regime(problem, digits, certify)
     if certificate_dir is not None and regime.kind in ("blow-up", "stable-equilibrium"):
         regime = _with_certificate(problem, regime, certificate_dir)
     return regime
@@ -254,59 +261,84 @@ def _transversal_unstable(problem, star):
 
 
 # --- everything else: the blow-up and stability modules -----------------------------------
-def _general_regime(problem, digits: int) -> Regime:
-    try:
-        from .blowup import decide_blowup
-    except ImportError:
-        return Regime("undecided", None, "not diagonal and d > 1: needs symgauss.blowup, which "
-                      "is not installed", "none")
-    res = decide_blowup(problem, digits, certify=True)
-    regime = getattr(res, "regime", None)
-    evidence = str(getattr(res, "evidence", "") or "")
-    method = str(getattr(res, "method", "") or "symgauss.blowup")
-    level = getattr(res, "level", None)
-    if regime == "blow-up":
-        t_star = getattr(res, "t_star", None)
-        return Regime("blow-up", level, evidence, method,
-                      t_star=None if t_star is None else str(t_star))
-    if regime in ("bounded", "decay"):
-        stable = _stable_equilibrium(problem)
-        if stable is not None and regime == "bounded":
+_BLOWUP_KINDS = {"blow-up": "blow-up", "bounded": "bounded", "decay": "decay",
+                 "unbounded": "growth"}
+
+
+def _general_regime(problem, digits: int, certify: bool) -> Regime:
+    """:func:`symgauss.blowup.decide_blowup`, refined by the opposite-sign regime statement."""
+    import sympy as sp
+    from .blowup import decide_blowup
+    res = decide_blowup(problem, digits, certify=certify)
+    method = f"symgauss.blowup: {res.method}"
+    if res.regime == "blow-up":
+        exact = None if res.closed_form is None else sp.sstr(res.closed_form)
+        notes = () if res.enclosure is None else (
+            f"certified enclosure [{res.enclosure[0]}, {res.enclosure[1]}]",)
+        return Regime("blow-up", res.level, res.evidence, method, t_star=res.t_star,
+                      t_star_exact=exact, notes=notes)
+    if res.regime in ("bounded", "global"):
+        stable = _opposite_sign(problem)
+        if stable is not None:
             return stable
-        return Regime(regime, level, evidence, method)
-    return Regime("undecided", None, evidence or "symgauss.blowup could not decide", method)
+    if res.regime == "global":
+        return Regime("undecided", res.level, res.evidence + "; no finite-time blow-up "
+                      "(proved), but boundedness and the limit are undecided", method)
+    if res.regime in _BLOWUP_KINDS:
+        return Regime(_BLOWUP_KINDS[res.regime], res.level, res.evidence, method)
+    return Regime("undecided", None, res.evidence or "symgauss.blowup could not decide", method)
 
 
-def _stable_equilibrium(problem):
-    """A Regime for a certified, attracting positive-definite equilibrium, or None."""
-    try:
-        from . import stability  # noqa: F401
-    except ImportError:
+def _opposite_sign(problem):
+    """stable-equilibrium when V_h = v_h I, R ≺ 0, spec(A) ⊂ {Re > 0} and Σ0 ≻ 0 (global
+    convergence, notes §4), from :func:`symgauss.stability.opposite_sign_regime`; else None."""
+    from .exact import rank
+    if problem.params.quadratic_R() is None or rank(_fractions(problem.cov0)) < problem.d:
         return None
-    return None
+    from .stability import opposite_sign_regime
+    res = opposite_sign_regime(problem)
+    if res.status != "verified" or "global_rate" not in res.certificate["claim"]:
+        return None
+    claim = res.certificate["claim"]
+    return Regime("stable-equilibrium", res.level,
+                  f"{res.reason}; global convergence from every Σ0 ≻ 0 (rate ≥ "
+                  f"{claim['global_rate']})", "symgauss.stability.opposite_sign_regime",
+                  equilibrium=tuple(tuple(r) for r in claim["cov"]))
+
+
+def _fractions(M) -> list:
+    return [[_frac(M[i, j]) for j in range(M.shape[1])] for i in range(M.shape[0])]
+
+
+def _certificate(problem, kind: str):
+    """(certificate dict, file suffix) from the blow-up / stability writers, or (None, why)."""
+    if kind == "blow-up":
+        from .blowup import make_certificate
+        cert = make_certificate(problem)
+        return (cert, "blowup") if cert is not None else (None, "symgauss.blowup.make_certificate "
+                                                          "gave none (not V = vI)")
+    from .stability import certify, opposite_sign_regime
+    res = opposite_sign_regime(problem) if problem.params.quadratic_R() is not None else None
+    if res is None or res.status != "verified":
+        res = certify(problem)
+    if res.status == "verified":
+        return res.certificate, "stable"
+    return None, f"symgauss.stability.certify: {res.status} ({res.reason})"
 
 
 def _with_certificate(problem, regime: Regime, certificate_dir) -> Regime:
     from pathlib import Path
     from .certificate import write_certificate
-    stem = problem.hash().split(":")[1][:16]
     try:
-        if regime.kind == "blow-up":
-            from .blowup import make_certificate
-            cert, name = make_certificate(problem), f"{stem}-blowup.json"
-        else:
-            from .stability import make_certificate
-            cert, name = make_certificate(problem), f"{stem}-stable.json"
-    except ImportError as exc:
-        return _note(regime, f"no certificate written: {exc.name} is not installed")
-    except Exception as exc:  # a certificate writer refusing is not a failure of the regime
-        return _note(regime, f"no certificate written: {type(exc).__name__}: {exc}")
-    path = write_certificate(cert, Path(certificate_dir) / name)
-    return Regime(regime.kind, regime.level, regime.evidence, regime.method, regime.t_star,
-                  regime.t_star_exact, regime.equilibrium, str(path), regime.notes)
+        cert, suffix = _certificate(problem, regime.kind)
+    except SymgaussError as exc:  # a writer refusing is not a failure of the regime
+        return _note(regime, f"no certificate written: {exc}")
+    if cert is None:
+        return _note(regime, f"no certificate written: {suffix}")
+    stem = problem.hash().split(":")[1][:16]
+    path = write_certificate(cert, Path(certificate_dir) / f"{stem}-{suffix}.json")
+    return replace(regime, certificate=str(path))
 
 
 def _note(regime: Regime, note: str) -> Regime:
-    return Regime(regime.kind, regime.level, regime.evidence, regime.method, regime.t_star,
-                  regime.t_star_exact, regime.equilibrium, regime.certificate,
-                  regime.notes + (note,))
+    return replace(regime, notes=regime.notes + (note,))

@@ -282,3 +282,40 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "needs 'vary'" in err
     assert main(["atlas", str(tmp_path / "missing.json")]) == 2
     assert main(["atlas", str(spec), "--workers", "-1"]) == 2
+
+
+# --- beyond diagonal: symgauss.blowup and symgauss.stability -----------------------------------
+def test_general_d2_cells_agree_with_integration_and_the_equilibrium_equation():
+    from symgauss.floatsolve import solve_moments_float
+    base = dict(cov0=[[1, "1/3"], ["1/3", 1]], A=[[1, "1/2"], [0, 1]], B=[[1, 0], [0, 2]])
+    up = Problem(V=[[1, 0], [0, 1]], **base)
+    r = classify(up, digits=20, certify=False)
+    assert r.kind == "blow-up" and r.level in ("high-precision", "rigorous", "exact")
+    t = float(r.t_star)
+    solve_moments_float(up, Fraction(t * (1 - 1e-4)).limit_denominator(10 ** 12))
+    with pytest.raises(BlowUpError):
+        solve_moments_float(up, Fraction(t * (1 + 1e-3)).limit_denominator(10 ** 12))
+    down = Problem(V=[[-1, 0], [0, -1]], **base)
+    r = classify(down, certify=False)
+    assert r.kind == "stable-equilibrium" and r.level in ("exact", "rigorous")
+    import sympy as sp
+    S = sp.Matrix([[sp.Rational(x) for x in row] for row in r.equilibrium])
+    A, V, B = down.A, down.V, down.B
+    assert A * S + S * A.T + V * S * B * S + S * B.T * S * V.T == sp.zeros(2, 2)
+    late = solve_moments_float(down, 30)
+    assert max(abs(late.cov[i][j] - float(S[i, j])) for i in range(2) for j in range(2)) < 1e-8
+
+
+def test_certificates_are_written_per_cell_and_check(tmp_path):
+    from symgauss.checker import check_file
+    spec = parse_spec({"problem": {"cov0": [[1]], "V": [[1]], "B": [[1]]},
+                       "certificates": True,
+                       "axes": [{"vary": ["A", 0, 0], "grid": {"from": -1, "to": 1, "steps": 3}},
+                                {"vary": {"scale": "V"},
+                                 "grid": {"from": -1, "to": 1, "steps": 2}}]})
+    res = run_atlas(spec, tmp_path, workers=0, progress=False, plot=False)
+    made = {c["regime"]: c["certificate"] for c in res.cells if c["certificate"]}
+    assert set(made) == {"blow-up", "stable-equilibrium"}
+    for cell in res.cells:
+        if cell["certificate"]:
+            assert check_file(tmp_path / cell["certificate"]).ok
