@@ -143,6 +143,17 @@ def _entry_expr(x):
     return sp.Rational(f.numerator, f.denominator)
 
 
+LONG = 12  # rationals with longer numerators/denominators display as shortened decimals
+
+
+def _decimal_text(x, digits: int = 10) -> str:
+    """A long exact rational as decimal text with ``digits + 2`` significant digits."""
+    import decimal
+    with decimal.localcontext() as ctx:
+        ctx.prec = digits + 2
+        return str(decimal.Decimal(int(x.p)) / decimal.Decimal(int(x.q)))
+
+
 def number(x, digits: int = 12) -> str:
     """A number for display: exact rationals as ``\\tfrac``, long decimals cut to ``digits``.
 
@@ -166,6 +177,8 @@ def number(x, digits: int = 12) -> str:
     e = _entry_expr(x)
     if e is None:
         return "\\text{" + escape_text(s) + "}"
+    if e.is_Rational and (len(str(abs(e.p))) > LONG or len(str(e.q)) > LONG):
+        return number(_decimal_text(e), digits=10)
     p = SymgaussLatexPrinter()
     p._in_matrix = 1
     return p.doprint(e)
@@ -181,7 +194,11 @@ def latex(obj, **settings) -> str:
         rows = [r if isinstance(r, (list, tuple)) else [r] for r in obj]
         if all(all(_entry_expr(x) is not None for x in r) for r in rows) and \
                 all(len(r) == len(rows[0]) for r in rows):
-            return latex(sp.Matrix([[_entry_expr(x) for x in r] for r in rows]), **settings)
+            M = sp.Matrix([[_entry_expr(x) for x in r] for r in rows])
+            if any(len(str(abs(x.p))) > LONG or len(str(x.q)) > LONG for x in M):
+                rows = [[_decimal_text(x) for x in M.row(i)] for i in range(M.rows)]
+            else:
+                return latex(M, **settings)
         body = "\\\\".join(" & ".join(number(x) for x in r) for r in rows)
         return "\\begin{pmatrix}" + body + "\\end{pmatrix}"
     if isinstance(obj, (str, int, float, Fraction)) and not isinstance(obj, bool):
@@ -247,8 +264,9 @@ def document(title: str, body: str, author: str = "symgauss") -> str:
             "\\setlength{\\textheight}{9in}\\setlength{\\topmargin}{-0.5in}\n"
             "\\setlength{\\parindent}{0pt}\\setlength{\\parskip}{4pt}\n"
             "\\allowdisplaybreaks\n"
-            f"\\title{{{escape_text(title)}}}\n\\author{{{escape_text(author)}}}\n"
-            "\\date{}\n\\begin{document}\n\\maketitle\n" + body + "\n\\end{document}\n")
+            "\\begin{document}\n\\begin{center}{\\Large\\bfseries " + escape_text(title) +
+            "}\\\\[2pt]{\\small " + escape_text(author) + "}\\end{center}\n" + body +
+            "\n\\end{document}\n")
 
 
 def section(title: str, body: str, level: int = 1) -> str:
@@ -288,7 +306,7 @@ def problem_block(problem) -> str:
         "\n\\end{gather*}\n"
 
 
-def closure_section(closure, title: str | None = None) -> str:
+def closure_section(closure, title: str | None = None, level: int = 1) -> str:
     """The closure derivation step by step, each step with its justification.
 
     ``closure`` is what :func:`symgauss.derive_closure` returns: ``.steps`` (each with
@@ -296,8 +314,8 @@ def closure_section(closure, title: str | None = None) -> str:
     and ``.witness`` for a refutation.
     """
     status = str(getattr(closure, "status", "unknown"))
-    level = getattr(closure, "level", "exact")
-    lines = [f"Status: \\textbf{{{escape_text(status)}}} {level_tag(level)}\n"]
+    claim_level = getattr(closure, "level", "exact")
+    lines = [f"Status: \\textbf{{{escape_text(status)}}} {level_tag(claim_level)}\n"]
     lines.append("\\begin{enumerate}")
     for st in getattr(closure, "steps", ()):
         statement = getattr(st, "statement", st[0] if isinstance(st, tuple) else str(st))
@@ -321,7 +339,7 @@ def closure_section(closure, title: str | None = None) -> str:
     if w is not None:
         lines.append("Witness: " + (display(_expr(w)) if not isinstance(w, dict) else
                                     _dict_block(w)))
-    return section(title or "Gaussian closure", "\n".join(lines))
+    return section(title or "Gaussian closure", "\n".join(lines), level=level)
 
 
 def _dict_block(d: dict) -> str:
@@ -349,7 +367,7 @@ def _value(v) -> str:
     return latex(v) if not isinstance(v, str) else number(v)
 
 
-def equilibria_section(equilibria, title: str = "Equilibria") -> str:
+def equilibria_section(equilibria, title: str = "Equilibria", level: int = 1) -> str:
     """Equilibria: each covariance (and mean), rank, stability and level."""
     items = []
     for k, e in enumerate(equilibria):
@@ -365,8 +383,9 @@ def equilibria_section(equilibria, title: str = "Equilibria") -> str:
         items.append(f"\\item {display(s) if s else ''}rank {escape_text(d.get('rank', '?'))}, "
                      f"{st} {level_tag(d.get('level'))}")
     if not items:
-        return section(title, "No equilibrium found.")
-    return section(title, "\\begin{enumerate}\n" + "\n".join(items) + "\n\\end{enumerate}")
+        return section(title, "No equilibrium found.", level)
+    return section(title, "\\begin{enumerate}\n" + "\n".join(items) + "\n\\end{enumerate}",
+                   level)
 
 
 def certificate_section(cert: dict, verdict=None, title: str | None = None) -> str:
@@ -454,16 +473,21 @@ def _flatten(v):
         yield v
 
 
-def summary_table(rows) -> str:
-    """``rows`` of (claim, result, level, seconds) as a tabular."""
-    out = ["\\begin{center}\\small", "\\begin{tabular}{p{3.3in}p{1.5in}lr}", "\\hline",
-           "\\textbf{claim} & \\textbf{result} & \\textbf{level} & \\textbf{time (s)}\\\\",
-           "\\hline"]
-    for claim, result, level, seconds in rows:
-        t = f"{seconds:.2f}" if isinstance(seconds, (int, float)) else escape_text(seconds)
-        out.append(f"{escape_text(claim)} & {escape_text(result)} & {escape_text(level)} & "
-                   f"{t}\\\\")
-    out += ["\\hline", "\\end{tabular}", "\\end{center}"]
+def summary_table(rows, chunk: int = 18) -> str:
+    """``rows`` of (claim, result, level, seconds) as tabulars of ``chunk`` rows each
+    (a tabular cannot break across pages; short ones let the first page fill up)."""
+    rows = list(rows)
+    head = ["\\begin{center}\\footnotesize", "\\begin{tabular}{p{2.9in}p{1.8in}lr}", "\\hline",
+            "\\textbf{claim} & \\textbf{result} & \\textbf{level} & \\textbf{time (s)}\\\\",
+            "\\hline"]
+    out = []
+    for k in range(0, max(len(rows), 1), chunk):
+        out += head
+        for claim, result, level, seconds in rows[k:k + chunk]:
+            t = f"{seconds:.2f}" if isinstance(seconds, (int, float)) else escape_text(seconds)
+            out.append(f"{escape_text(claim)} & {escape_text(result)} & {escape_text(level)} & "
+                       f"{t}\\\\")
+        out += ["\\hline", "\\end{tabular}", "\\end{center}"]
     return "\n".join(out) + "\n"
 
 
