@@ -164,17 +164,21 @@ def read_problem(obj) -> ExactProblem:
 
 
 def ldl_positive_definite(S: flint.fmpq_mat) -> tuple:
-    """Exact test that symmetric S ≻ 0: all LDLᵀ pivots positive. Returns (ok, pivots)."""
+    """Exact test that symmetric S ≻ 0: all LDLᵀ pivots positive. Returns (ok, pivots).
+
+    S = N/den (N integer); FLINT's fraction-free LU (Bareiss) puts the leading principal minors
+    m_k of N on the diagonal of U when it needs no row exchange (it exchanges only at a zero
+    minor); pivots m_k/(m_{k−1}·den) > 0 for all k ⇔ S ≻ 0 (Sylvester's criterion).
+    """
     n = S.nrows()
-    M = [[S[i, j] for j in range(n)] for i in range(n)]
-    pivots = []
+    N, den = S.numer_denom()
+    perm, _, _, U = N.fflu()
+    pivots, prev = [], flint.fmpz(1)
     for k in range(n):
-        p = M[k][k]
-        pivots.append(p)
-        if p <= 0:
+        if any(perm[k, j] != (k == j) for j in range(n)):
+            return False, pivots + [flint.fmpq(0)]  # an exchange: the leading minor k is 0
+        pivots.append(flint.fmpq(U[k, k], prev * den))
+        if U[k, k] <= 0:
             return False, pivots
-        for i in range(k + 1, n):
-            f = M[i][k] / p
-            for j in range(k + 1, n):
-                M[i][j] -= f * M[k][j]
+        prev = U[k, k]
     return True, pivots
