@@ -567,3 +567,34 @@ def write_document(path, title: str, body: str, compile: bool = True):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(document(title, body), encoding="utf-8")
     return path, (compile_pdf(path) if compile else None)
+
+
+def _write_and_compile(path, title: str, body: str) -> str:
+    """Write the document and compile it when pdflatex is present; a one-line note."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(document(title, body), encoding="utf-8")
+    reason = pdflatex_unavailable_reason()
+    if reason:
+        return f"wrote {path} (no PDF: {reason})"
+    return f"wrote {path} and {compile_pdf(path)}"
+
+
+def write_closure_document(closure, path) -> str:
+    """``symgauss derive --latex FILE``: the derivation, step by step, as a document."""
+    what = ", ".join(f"{k} = {getattr(closure, k)}" for k in ("dim", "heads", "depth", "kernel")
+                     if hasattr(closure, k))
+    return _write_and_compile(path, f"Gaussian closure ({what})",
+                              closure_section(closure, title="Derivation"))
+
+
+def write_certificate_document(cert: dict, path, verdict=None) -> str:
+    """``symgauss certify --latex FILE``: the problem, claim, exact witnesses and verdict."""
+    from .problem_file import problem_from_dict
+    try:
+        head = problem_block(problem_from_dict(cert["problem"]))
+    except Exception:  # a problem this printer cannot lay out: the certificate is still shown
+        head = ""
+    return _write_and_compile(path, f"symgauss certificate: {cert.get('kind')}",
+                              section("Problem", head) + certificate_section(
+                                  cert, verdict, title="Claim and witness"))

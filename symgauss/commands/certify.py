@@ -27,6 +27,8 @@ def add_arguments(p):
                    help="working digits for non-rational equilibria and blow-up (default 30)")
     p.add_argument("--evidence", metavar="FILE",
                    help="when refusing, write the instability evidence certificate here")
+    p.add_argument("--latex", metavar="FILE",
+                   help="also write the certificate as a LaTeX document (and its PDF)")
     add_json_flag(p)
 
 
@@ -93,3 +95,7 @@ def run(args) -> int:
 
 def _extra_outputs(args, cert) -> None:
     """Further renderings of a written certificate (e.g. ``--latex FILE``) go here."""
+    if getattr(args, "latex", None):
+        from ..checker import check_certificate
+        from ..latex import write_certificate_document
+        print(write_certificate_document(cert, args.latex, check_certificate(cert)))

@@ -17,6 +17,8 @@ def add_arguments(p):
     p.add_argument("--feedforward", default="affine", metavar="F", help="affine (default) or relu")
     p.add_argument("--attention", default="normalised", metavar="ATT",
                    help="normalised (default), unnormalised or sigmoid")
+    p.add_argument("--latex", metavar="FILE",
+                   help="also write the derivation as a LaTeX document (and its PDF)")
     p.add_argument("--data", default="gaussian", metavar="DATA",
                    help="gaussian (default) or mixture")
     add_json_flag(p)
@@ -41,6 +43,11 @@ def closure_from_args(args):
 
 def run(args) -> int:
     closure = closure_from_args(args)
+    if getattr(args, "latex", None):
+        from ..latex import write_closure_document
+        note = write_closure_document(closure, args.latex)
+        if not args.json:
+            print(note)
     if args.json:
         print_json(closure.to_json_dict())
         return 0
