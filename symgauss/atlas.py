@@ -59,6 +59,7 @@ VECTORS = ("b", "mean0")
 MAX_CELLS = 1_000_000
 CACHE_VERSION = 1
 COLUMNS = ("regime", "level", "t_star", "t_star_exact", "certificate", "error")
+CONNECT_TIMEOUT = "10s"  # for --scheduler
 
 
 class ClusterError(SymgaussError, ConnectionError):
@@ -493,7 +494,7 @@ def _execute(payload, todo, workers, scheduler, client):
     from distributed import Client, LocalCluster
     if scheduler is not None:
         try:
-            cl = Client(scheduler, timeout="10s")
+            cl = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); "
                                "start one with `dask scheduler` or omit --scheduler") from None

@@ -114,7 +114,7 @@ def _diag_expected(a_list, c_list, s_list):
 
 
 def test_d2_sweep_on_a_two_worker_dask_cluster(tmp_path):
-    from distributed import Client, LocalCluster
+    from distributed import LocalCluster
     spec = parse_spec({
         "problem": {"A": [[0, 0], [0, 1]], "V": [[1, 0], [0, 1]], "B": [[1, 0], [0, 2]],
                     "cov0": [[1, 0], [0, "1/2"]]},
@@ -122,9 +122,10 @@ def test_d2_sweep_on_a_two_worker_dask_cluster(tmp_path):
                  {"vary": {"scale": "V"}, "grid": {"from": -1, "to": 1, "steps": 2}}],
         "digits": 20})
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        res = run_atlas(spec, tmp_path, client=client, progress=False, plot=False)
-        assert len(client.scheduler_info()["workers"]) == 2
+                      dashboard_address=None) as cluster:
+        assert len(cluster.workers) == 2    # --scheduler ADDRESS: an existing cluster
+        res = run_atlas(spec, tmp_path, scheduler=cluster.scheduler_address, progress=False,
+                        plot=False)
     assert res.computed == 6 and res.summary["errors"] == 0
     for (a, v), cell in zip(spec.points(), res.cells):
         want = _diag_expected([a, Fraction(1)], [v, 2 * v], [Fraction(1), Fraction(1, 2)])
@@ -134,6 +135,18 @@ def test_d2_sweep_on_a_two_worker_dask_cluster(tmp_path):
                   ((a, v, Fraction(1)), (Fraction(1), 2 * v, Fraction(1, 2)))
                   if phase(x, c, s) == "blow-up"]
             assert float(cell["t_star"]) == pytest.approx(float(min(ts)), rel=1e-15)
+
+
+def test_unreachable_scheduler_is_one_clear_error(tmp_path, monkeypatch):
+    import socket
+    from symgauss import atlas
+    monkeypatch.setattr(atlas, "CONNECT_TIMEOUT", "1s")
+    with socket.socket() as sock:        # a free port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    spec = parse_spec(GOOD)
+    with pytest.raises(atlas.ClusterError, match="cannot reach the Dask scheduler"):
+        run_atlas(spec, tmp_path, scheduler=f"tcp://127.0.0.1:{port}", progress=False)
 
 
 def test_failing_cells_are_recorded_and_the_sweep_goes_on(tmp_path):
