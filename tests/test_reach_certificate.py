@@ -168,5 +168,14 @@ def test_garbage_never_crashes(geodesic_cert, attention_cert, unreachable_cert, 
     old = base
     for k in path:
         old = old[k]
-    if numeric and str(value) != str(old):
+    if numeric and not _same_number(value, old):
         assert not v.ok, (path, value, v.reason)
+
+
+def _same_number(a, b) -> bool:
+    """A mutation that writes the same number in other words ("00" for "0") changes nothing."""
+    from symgauss.numbers import parse_rational
+    try:
+        return parse_rational(a, "a") == parse_rational(b, "b")
+    except (ValueError, TypeError):
+        return str(a) == str(b)
