@@ -244,6 +244,18 @@ def test_junk_axes_never_crash(axis):
         pass
 
 
+def test_spec_problem_from_a_file_beside_it(tmp_path):
+    (tmp_path / "p.json").write_text('{"cov0": [[1]], "V": [[0.5]], "B": [[1]]}')
+    (tmp_path / "s.json").write_text('{"problem": "p.json", "axes": [{"vary": ["A", 0, 0], '
+                                     '"grid": {"from": "-0.1", "to": "0.1", "steps": 3}}]}')
+    spec = load_spec(tmp_path / "s.json")
+    assert spec.base["V"] == [["1/2"]] and [str(v) for v in spec.axes[0].values] == \
+        ["-1/10", "0", "1/10"]
+    (tmp_path / "bad.json").write_text('{"problem": "nowhere.json", "axes": []}')
+    with pytest.raises(ProblemError, match="nowhere.json"):
+        load_spec(tmp_path / "bad.json")
+
+
 def test_cell_problem_targets():
     base = {"cov0": [[2, 1], [1, 2]], "A": [[1, 2], [3, 4]],
             "heads": [{"V": [[1, 0], [0, 1]], "B": [[1, 0], [0, 1]]},
@@ -332,3 +344,17 @@ def test_certificates_are_written_per_cell_and_check(tmp_path):
     for cell in res.cells:
         if cell["certificate"]:
             assert check_file(tmp_path / cell["certificate"]).ok
+
+
+@pytest.mark.parametrize("V, B, A, stable", [
+    ([[1, 0], [0, -1]], [[-1, 0], [0, 1]], [[1, 0], [0, 1]], False),   # unstable off-diagonal
+    ([[-1, 0], [0, -2]], [[1, 0], [0, 1]], [[1, 0], [0, 2]], True),
+])
+def test_diagonal_stability_agrees_with_the_stability_module(V, B, A, stable):
+    """The exact off-diagonal test of the diagonal path against symgauss.stability.certify
+    (the linearisation on all of Sym(2), an independent computation)."""
+    from symgauss.stability import certify
+    p = Problem(cov0=[[2, 0], [0, "1/2"]], A=A, V=V, B=B)
+    r = classify(p)
+    assert r.kind == ("stable-equilibrium" if stable else "bounded")
+    assert certify(p).status == ("verified" if stable else "refuted")
