@@ -65,6 +65,15 @@ def _diag_panels(axes, times, series, label, style):
     axes[2].plot(times, [g.mardia_kurtosis for g in series], style, label=label)
 
 
+def _finish_diag_axes(axes, r, xlabel):
+    axes[2].axhline(r * (r + 2), color="0.5", ls=":", label=f"Gaussian d(d+2) = {r * (r + 2)}")
+    for ax, yl in zip(axes, ("sliced W2 to moment-matched Gaussian", "Mardia skewness b1",
+                             "Mardia kurtosis b2")):
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(yl)
+        ax.legend(fontsize=7)
+
+
 def plot_relu(times, relu, affine, kappa, t_fit, stem) -> tuple:
     """Sliced W2 and Mardia's skewness / kurtosis against t for ReLU and affine feed-forward."""
     import numpy as np
@@ -77,13 +86,7 @@ def plot_relu(times, relu, affine, kappa, t_fit, stem) -> tuple:
     tt = np.linspace(0, t_fit, 20)
     axes[1].plot(tt, (kappa * tt) ** 2, "-", color="C3", lw=1,
                  label=f"fit sqrt(b1) = {kappa:.3g} t (t ≤ {t_fit:g})")
-    r = relu[0].rank
-    axes[2].axhline(r * (r + 2), color="0.5", ls=":", label=f"Gaussian d(d+2) = {r * (r + 2)}")
-    for ax, yl in zip(axes, ("sliced W2 to moment-matched Gaussian", "Mardia skewness b1",
-                             "Mardia kurtosis b2")):
-        ax.set_xlabel("depth t")
-        ax.set_ylabel(yl)
-        ax.legend(fontsize=7)
+    _finish_diag_axes(axes, relu[0].rank, "depth t")
     fig.suptitle(f"Leaving the Gaussian family (N = {relu[0].n}, whitened; level: float)",
                  fontsize=10)
     return _save(fig, stem)
@@ -95,12 +98,7 @@ def plot_pretrained(layers, diags, model_name, stem) -> tuple:
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     _diag_panels(axes, layers, diags, "hidden states", "o-")
     r = diags[0].rank
-    axes[2].axhline(r * (r + 2), color="0.5", ls=":", label=f"Gaussian d(d+2) = {r * (r + 2)}")
-    for ax, yl in zip(axes, ("sliced W2 to moment-matched Gaussian", "Mardia skewness b1",
-                             "Mardia kurtosis b2")):
-        ax.set_xlabel("layer (0 = Gaussian input)")
-        ax.set_ylabel(yl)
-        ax.legend(fontsize=7)
+    _finish_diag_axes(axes, r, "layer (0 = Gaussian input)")
     fig.suptitle(f"{model_name}: Gaussian input, top-{r} principal components per layer "
                  f"(N = {diags[0].n}; level: float)", fontsize=10)
     return _save(fig, stem)

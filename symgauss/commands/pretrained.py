@@ -28,11 +28,9 @@ def run(args) -> int:
 
     from ..particles import check_positive_int
     from ..pretrained import run_pretrained_experiment
-    from .simulate_particles import _check_plot_path
-    n = check_positive_int(args.n, "--n", 2)
-    seed = check_positive_int(args.seed, "--seed", 0)
+    from .simulate_particles import checked_n_seed_plot
+    n, seed = checked_n_seed_plot(args)
     k = check_positive_int(args.components, "--components", 1)
-    _check_plot_path(args.plot)
     exp = run_pretrained_experiment(None, model=args.model, n=n, seed=seed, components=k)
     figs = ()
     if args.plot:

@@ -30,10 +30,8 @@ def add_arguments(p):
 def run(args) -> int:
     from ..experiments import FINITE_TOKEN_CAVEAT, compare_particles
     from ..particles import check_positive_int
-    n = check_positive_int(args.n, "--n", 2)
+    n, seed = checked_n_seed_plot(args)
     steps = check_positive_int(args.steps, "--steps", 1)
-    seed = check_positive_int(args.seed, "--seed", 0)
-    _check_plot_path(args.plot)
     problem = load(args.problem)
     comp = compare_particles(problem, n, args.t, steps=steps, seed=seed, ff=args.ff,
                              discrete=args.discrete)
@@ -70,6 +68,15 @@ def run(args) -> int:
     if args.plot:
         print(f"figure: {args.plot}")
     return 0
+
+
+def checked_n_seed_plot(args):
+    """(n, seed) from ``--n``/``--seed`` after checking them and ``--plot``."""
+    from ..particles import check_positive_int
+    n = check_positive_int(args.n, "--n", 2)
+    seed = check_positive_int(args.seed, "--seed", 0)
+    _check_plot_path(args.plot)
+    return n, seed
 
 
 def _check_plot_path(path):
