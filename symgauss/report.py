@@ -666,6 +666,8 @@ def _latex(rep: Report) -> str:
             "\\textsf{exact} (rational or algebraic arithmetic), \\textsf{rigorous} "
             "(ball arithmetic), \\textsf{high-precision} (multi-precision, cross-checked, "
             "no error bound), \\textsf{float}.",
+            "The Gaussian closure derived and proved exact in the first section below: "
+            "$\\mu_t = N(m_t, \\Sigma_t)$ with\n" + _moment_system_tex().split("\n", 1)[1],
             L.section("Summary", L.summary_table(rows))]
     for s in rep.sections:
         body += s.tex
