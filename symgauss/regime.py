@@ -269,6 +269,9 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     """:func:`symgauss.blowup.decide_blowup`, refined by the opposite-sign regime statement."""
     import sympy as sp
     from .blowup import decide_blowup
+    linear = _linear_regime(problem)
+    if linear is not None:
+        return linear
     res = decide_blowup(problem, digits, certify=certify)
     method = f"symgauss.blowup: {res.method}"
     if res.regime == "blow-up":
@@ -287,6 +290,38 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     if res.regime in _BLOWUP_KINDS:
         return Regime(_BLOWUP_KINDS[res.regime], res.level, res.evidence, method)
     return Regime("undecided", None, res.evidence or "symgauss.blowup could not decide", method)
+
+
+def _linear_regime(problem):
+    """No quadratic term (every V_h or B_h zero, or V_h = v_h I with R = 0) and Σ0 ≻ 0:
+    Σ(t) = e^{At}Σ0e^{Aᵀt} decays iff A is Hurwitz and grows exponentially iff some
+    eigenvalue has Re > 0 — both decided exactly by Hurwitz determinants. Else None."""
+    import flint
+    from .exact import rank
+    params = problem.params
+    R = params.quadratic_R()
+    if not (all(h.V.is_zero_matrix or h.B.is_zero_matrix for h in params.heads)
+            or (R is not None and R.is_zero_matrix)) or rank(_fractions(problem.cov0)) < problem.d:
+        return None
+    from .checker.stability import hurwitz_det
+    from .stability import instability_evidence
+    d = problem.d
+    A = flint.fmpq_mat(d, d, [flint.fmpq(int(x.p), int(x.q)) for x in params.A])
+    head, method = "no quadratic term: Σ(t) = e^{At}Σ0e^{Aᵀt}, Σ0 ≻ 0; ", "linear flow, Hurwitz"
+    if params.A.is_zero_matrix:
+        return Regime("constant", "exact", head + "A = 0", method,
+                      equilibrium=tuple(tuple(rational_text(_frac(x)) for x in problem.cov0.row(i))
+                                        for i in range(d)))
+    if all(hurwitz_det(A, k) > 0 for k in range(1, d + 1)):
+        return Regime("decay", "exact", head + "A is Hurwitz (every Hurwitz determinant of "
+                      "charpoly(A) > 0, exact): Σ(t) → 0", method)
+    ev = instability_evidence(A)
+    if ev is not None:
+        eps, k = ev
+        return Regime("growth", "exact", head + f"A has an eigenvalue with Re ≥ {eps} > 0 "
+                      f"(Hurwitz determinant {k} of charpoly(A − {eps}·I) ≤ 0, exact): "
+                      "exponential growth, no blow-up", method)
+    return None
 
 
 def _opposite_sign(problem):

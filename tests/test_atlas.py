@@ -358,3 +358,18 @@ def test_diagonal_stability_agrees_with_the_stability_module(V, B, A, stable):
     r = classify(p)
     assert r.kind == ("stable-equilibrium" if stable else "bounded")
     assert certify(p).status == ("verified" if stable else "refuted")
+
+
+def test_linear_flows_follow_the_spectrum_of_A():
+    """No quadratic term: decay iff A is Hurwitz, exponential growth iff max Re λ(A) > 0."""
+    import numpy as np
+    rng = random.Random(3)
+    for _ in range(12):
+        A = [[Fraction(rng.randint(-4, 4), rng.randint(1, 3)) for _ in range(3)] for _ in range(3)]
+        mu = max(np.linalg.eigvals(np.array(A, dtype=float)).real)
+        if abs(mu) < 1e-6:
+            continue
+        p = Problem(cov0=[[2, 1, 0], [1, 2, 0], [0, 0, 1]], A=A, V=[[0] * 3] * 3,
+                    B=[[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+        r = classify(p)
+        assert (r.kind, r.level) == ("growth" if mu > 0 else "decay", "exact"), (A, mu, r)
