@@ -15,9 +15,9 @@ For time-invariant parameters, :func:`decide_blowup` answers *blows up / stays b
 3. **general V** — comparison bounds (notes §4), rigorous: ‖Σ‖' ≤ 2‖A‖‖Σ‖ + 2Σ‖V_h‖‖B_h‖‖Σ‖²
    gives T* ≥ T_low (and no blow-up when every V_hB_h term vanishes); for symmetric definite
    same-sign V_h, B_h, (trΣ)' ≥ 2λmin(A_sym)trΣ + 2κ(trΣ)²/r gives T* ≤ T_up; opposite signs give
-   tr(VΣBΣ) ≤ 0 and global existence. The value of T* then comes from high-precision
-   integration of the moment ODE (Taylor series, :mod:`symgauss.hpsolve`) up to times
-   approaching T*, extrapolating the zero of 1/trΣ(t) (level *high-precision*, digits stated).
+   tr(VΣBΣ) ≤ 0 and global existence. The value of T* comes from the desingularised projective
+   system of :mod:`symgauss.blowup_general` (u = 1/tr(WΣ) → 0 as a regular limit), integrated
+   twice with different weights W (level *high-precision*, agreement digits stated).
 
 Cross-verification (``crosscheck=True``, the default with ``certify=True``): every reported T*
 is compared with the moment ODE itself, integrated by :func:`symgauss.hpsolve.solve_moments`
@@ -332,6 +332,14 @@ def _norm_upper(M):
     return s
 
 
+def _round_out(x, down: bool) -> Fraction:
+    """A short rational below (``down``) or above the arb point ``x`` (which is > 0)."""
+    f = Fraction(float(x.mid()))                # within 1e-16 relative of x
+    f = f * (Fraction(1) - Fraction(1, 10 ** 12) if down else Fraction(1) + Fraction(1, 10 ** 12))
+    k = 10 ** (15 - math.floor(math.log10(float(f))))
+    return Fraction(math.floor(f * k) if down else math.ceil(f * k), k)
+
+
 def _sym(M):
     return (M + M.T) / 2
 
@@ -357,10 +365,7 @@ def _general_decision(problem, digits, certify, crosscheck):
     with flint.ctx.workprec(128):
         a, c, u = (flint.arb(flint.fmpq(x.numerator, x.denominator)) for x in (a_up, c_up, u0))
         lo = (1 + a / (c * u)).log() / (2 * a) if a_up > 0 else 1 / (2 * c * u)
-        t_low = Fraction(str(lo.lower().str(20, radius=False).split("e")[0])) \
-            if "e" not in lo.lower().str(20, radius=False) else None
-        if t_low is None:
-            t_low = Fraction(float(lo.lower().mid())) * Fraction(999999, 1000000)
+        t_low = _round_out(lo.lower(), down=True)
         evidence.append(f"‖Σ‖' ≤ 2‖A‖‖Σ‖ + 2Σ‖V_h‖‖B_h‖‖Σ‖² with ‖A‖ ≤ {float(a_up):.6g}, "
                         f"Σ‖V_h‖‖B_h‖ ≤ {float(c_up):.6g}, ‖Σ0‖ ≤ {float(u0):.6g}: "
                         f"T* ≥ {float(t_low):.10g} (rigorous)")
@@ -406,7 +411,7 @@ def _general_decision(problem, digits, certify, crosscheck):
             else:
                 hi = None
             if hi is not None and hi.is_finite():
-                t_up = Fraction(float(hi.upper().mid())) * Fraction(1000001, 1000000)
+                t_up = _round_out(hi.upper(), down=False)
         if t_up is not None:
             evidence.append(f"same signs (symmetric definite V_h, B_h): (trΣ)' ≥ "
                             f"2λmin(A_sym)trΣ + 2κ(trΣ)²/r with λmin(A_sym) ≥ "
@@ -414,17 +419,21 @@ def _general_decision(problem, digits, certify, crosscheck):
                             f"T* ≤ {float(t_up):.10g} (rigorous)")
     bracket = (_frac_text(t_low) if t_low is not None else None,
                _frac_text(t_up) if t_up is not None else None)
-    # high precision: integrate the moment ODE towards the blow-up and extrapolate
-    t_hp, agreement = _general_high_precision(problem, t_low, t_up, digits if crosscheck else 12)
+    # high precision: the desingularised (projective) system, two runs; the moment ODE itself
+    t_hp, agreement = _general_high_precision(problem, digits, crosscheck)
     if t_up is not None:
         return BlowupResult("blow-up", True, t_hp, None, False,
-                            "comparison bounds on tr Σ and ‖Σ‖ (+ moment-ODE integration)",
-                            "rigorous", "; ".join(evidence), digits=digits,
+                            "comparison bounds on tr Σ and ‖Σ‖ (rigorous bracket) + projective "
+                            "desingularisation (high-precision T*)",
+                            "rigorous", "; ".join(evidence) + "; the blow-up itself is rigorous "
+                            "(bracket); the digits of T* are high-precision", digits=digits,
                             bracket=bracket, agreement=agreement)
     if t_hp is not None:
         return BlowupResult("blow-up", True, t_hp, None, False,
-                            "moment-ODE integration (Taylor, hpsolve) + comparison bound",
-                            "high-precision", "; ".join(evidence) + "; hpsolve reports blow-up",
+                            "projective desingularisation (u = 1/tr(WΣ) → 0, Taylor series) "
+                            "+ comparison bound", "high-precision",
+                            "; ".join(evidence) + "; the projective system reaches u → 0 "
+                            "(blow-up; value high-precision, not proved)",
                             digits=digits, bracket=bracket, agreement=agreement)
     return BlowupResult("undecided", None, None, None, False, "comparison bounds", None,
                         "; ".join(evidence) + "; no upper bound on T* (V_h, B_h not of one "
@@ -432,22 +441,25 @@ def _general_decision(problem, digits, certify, crosscheck):
                         bracket=bracket)
 
 
-def _general_high_precision(problem, t_low, t_up, digits):
-    """T* estimate for general V from hpsolve: blow-up detection + extrapolation of 1/trΣ."""
-    from .errors import BlowUpError
-    from .hpsolve import solve_moments
-    horizon = t_up if t_up is not None else (t_low or Fraction(1)) * 64
-    try:
-        solve_moments(problem, horizon * Fraction(11, 10), digits=16)
-    except BlowUpError as exc:
-        est = exc.t_estimate
-    else:
+def _general_high_precision(problem, digits, crosscheck):
+    """T* for general V: the projective (desingularised) system integrated twice, with
+    different weights W, orders and precisions; optionally the moment ODE itself (hpsolve)."""
+    from .blowup_general import projective_t_star
+    t0, _ = projective_t_star(problem, 12, weight=0, max_steps=120)   # cheap detection
+    if t0 is None:
         return None, ()
-    checks = _integration_check(problem, est, None, digits=20)
-    with mpmath.workdps(30):
-        # refine: the extrapolated zero of 1/trΣ from samples at est(1 − j/100)
-        agreement = [("hpsolve pole estimate (Taylor radius) vs extrapolation", checks[0][1])]
-        text = mpmath.nstr(mpmath.mpf(est), max(3, min(digits, int(checks[0][1]))))
+    t1, _ = projective_t_star(problem, digits, weight=0)
+    if t1 is None:
+        return None, ()
+    t2, _ = projective_t_star(problem, digits + 5, weight=1)
+    agreement = []
+    if t2 is not None:
+        agreement.append(("projective system, W = I vs W = diag(1, 2, …)/2 (Taylor, arb "
+                          "midpoints)", _agree(t1, t2)))
+    if crosscheck:
+        agreement += _integration_check(problem, t1, None)[:1]
+    with mpmath.workdps(digits + 20):
+        text = _digits_text(t1, digits)
     return text, tuple(agreement)
 
 

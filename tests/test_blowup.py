@@ -194,3 +194,30 @@ def test_cli_json(capsys):
     assert main(["blowup", str(EX / "threshold.json"), "--no-certify"]) == 0
     assert "NO BLOW-UP" in capsys.readouterr().out
     assert main(["blowup", str(EX / "scalar_blowup.json"), "--digits", "0"]) == 2
+
+
+# --- general V: the projective (desingularised) system ----------------------------------------
+@pytest.mark.parametrize("p", [
+    Problem(cov0=[[1, 0], [0, 3]], A=[["1/2", 0], [0, -1]], V=[[1, 0], [0, 2]],
+            B=[[2, 0], [0, 1]]),                                   # diagonal, general V
+    Problem(cov0=rot([[1, 0], [0, 0]]), A=rot([[1, 0], [0, 2]]), V=rot([[3, 0], [0, 1]]),
+            B=rot([[1, 0], [0, 5]])),                              # rotated, rank 1
+])
+def test_projective_fifty_digits_against_closed_form(p):
+    from symgauss.blowup_general import projective_t_star
+    cf = closed_form(p)
+    assert cf is not None and cf.regime == "blow-up" and riccati_data(p) is None
+    t, _ = projective_t_star(p, digits=50)
+    with mpmath.workdps(70):
+        exact = mpmath.mpf(str(sp.N(cf.t_star, 60)))
+        assert abs(t - exact) <= exact * mpmath.mpf(10) ** -50
+
+
+def test_general_V_reports_two_agreeing_methods():
+    from symgauss.blowup import _general_decision
+    p = Problem(cov0=[[1, 1], [1, 1]], V=[[2, 1], [1, 2]], B=[[1, 0], [0, 3]],
+                A=[[0, 1], [-1, 0]])
+    r = _general_decision(p, 20, False, False)
+    lo, hi = (Fraction(x) for x in r.bracket)
+    assert r.blows_up and lo < Fraction(r.t_star) < hi
+    assert r.agreement and r.agreement[0][1] >= 19
