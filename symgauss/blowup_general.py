@@ -24,7 +24,7 @@ import math
 import flint
 import mpmath
 
-from .hpsolve import _arb_mat
+from .hpsolve import _arb_mat, _horner
 
 
 def _series(A, heads, W, S, u, order):
@@ -96,8 +96,8 @@ def projective_t_star(problem, digits: int = 30, weight: int = 0, max_steps: int
             h = min(h, 1e6)
             hb = flint.arb(h)
             S = _horner(Sc, hb)
-            u = _horner_s(uc, hb)
-            t = _horner_s(tc, hb) + t
+            u = _horner(uc, hb)
+            t = _horner(tc, hb) + t
             steps += 1
             if float(u.mid()) <= 0:
                 return None, steps
@@ -113,17 +113,3 @@ def projective_t_star(problem, digits: int = 30, weight: int = 0, max_steps: int
                 m, e = T.man_exp()
                 return mpmath.mpf((int(m), int(e))), steps
         return None, steps
-
-
-def _horner(coeffs, h):
-    acc = coeffs[-1]
-    for c in reversed(coeffs[:-1]):
-        acc = acc * h + c
-    return acc.mid()
-
-
-def _horner_s(coeffs, h):
-    acc = coeffs[-1]
-    for c in reversed(coeffs[:-1]):
-        acc = acc * h + c
-    return acc.mid()
