@@ -8,6 +8,10 @@ measured inside the cells: when it grows with the number of workers, the cores a
 with other work (the load average is printed in the header).
 
     python benchmarks/bench_atlas.py [--steps 41] [--repeat 2]
+
+Sweeps: ``scalar`` (41×41, the phase diagram of σ' = 2aσ + 2vβσ²), ``diag-d2`` (41×41, a
+diagonal d = 2 problem), ``shear-d2`` (10×10, a non-diagonal d = 2 problem through
+symgauss.blowup and symgauss.stability, certify=false).
 """
 from __future__ import annotations
 
@@ -21,13 +25,18 @@ import time
 
 def _spec(steps: int, which: str):
     from symgauss.atlas import parse_spec
+    entry = ["A", 0, 0]
     if which == "scalar":
         problem = {"A": [[0]], "V": [[1]], "B": [[1]], "cov0": [[1]]}
-    else:  # diagonal d = 2, V = vI
+    elif which == "diag-d2":  # diagonal d = 2, V = vI: exact closed forms per coordinate
         problem = {"A": [[0, 0], [0, 1]], "V": [[1, 0], [0, 1]], "B": [[1, 0], [0, 2]],
                    "cov0": [[1, 0], [0, "1/2"]]}
-    return parse_spec({"problem": problem, "digits": 30, "axes": [
-        {"vary": ["A", 0, 0], "grid": {"from": -2, "to": 2, "steps": steps}},
+    else:  # "shear-d2": not diagonal, decided by symgauss.blowup / symgauss.stability
+        problem = {"A": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]], "B": [[1, 0], [0, 2]],
+                   "cov0": [[1, "1/3"], ["1/3", 1]]}
+        entry = ["A", 0, 1]
+    return parse_spec({"problem": problem, "digits": 30, "certify": False, "axes": [
+        {"vary": entry, "grid": {"from": -2, "to": 2, "steps": steps}},
         {"vary": {"scale": "V"}, "grid": {"from": -2, "to": 2, "steps": steps}}]})
 
 
@@ -74,8 +83,9 @@ def main():
           f"load={os.getloadavg()[0]:.2f}")
     print(f"{'sweep':<8} {'cells':>6} {'setting':<22} {'start-up s':>10} {'sweep s':>8} "
           f"{'cell s':>7} {'cells/s':>8} {'vs 1 worker':>11}")
-    for which in ("scalar", "diag-d2"):
-        spec = _spec(args.steps, which)
+    for which in ("scalar", "diag-d2", "shear-d2"):
+        # the non-diagonal cells cost ~50-100 ms each (about 30x a scalar cell): fewer of them
+        spec = _spec(args.steps if which != "shear-d2" else max(3, args.steps // 4), which)
         n = len(spec.points())
         serial = min(_sweep(spec, workers=0) for _ in range(args.repeat))
         rows = [("in-process (no Dask)", 0.0, serial)]

@@ -22,10 +22,12 @@ A *spec* (JSON, read exactly) names a base problem and one or two axes::
 
 Each cell is a pure function of (base problem, axes, point): its problem is
 built afresh and handed to :func:`symgauss.regime.classify`. Cells run on Dask
-distributed (:func:`run_atlas`); each finished cell is cached in
-``OUT/cells/<key>.json``, ``key`` a hash of (base problem, axes, point, digits,
-certificates), so a rerun skips it. A cell that fails records its error and the
-sweep goes on.
+distributed (:func:`run_atlas`); each finished cell is appended, as one JSON line
+with its ``key`` — a hash of (base problem, axes, point, digits, certify,
+certificates) — to the cache ``OUT/cells.jsonl`` (flushed batch by batch), so a rerun
+or a resumed interrupted run skips it; a torn last line is ignored. A cell that fails
+records its error and the sweep goes on (errors from the input are cached, internal
+failures such as a lost worker are retried on the next run).
 
 >>> spec = parse_spec({"problem": {"cov0": [[1]], "V": [[1]], "B": [[1]]},
 ...                    "axes": [{"vary": ["A", 0, 0], "grid": {"from": -1, "to": 1, "steps": 5}}]})
@@ -60,6 +62,7 @@ MAX_CELLS = 1_000_000
 CACHE_VERSION = 1
 COLUMNS = ("regime", "level", "t_star", "t_star_exact", "certificate", "error")
 CONNECT_TIMEOUT = "10s"  # for --scheduler
+CACHE_FILE = "cells.jsonl"
 
 
 class ClusterError(SymgaussError, ConnectionError):
@@ -422,20 +425,18 @@ def run_atlas(spec: AtlasSpec, out_dir, *, workers: int | None = None,
         raise ProblemError("give at most one of workers, scheduler, client")
     t0 = time.perf_counter()
     out = Path(out_dir)
-    cache = out / "cells"
-    cache.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = out / CACHE_FILE
     points = spec.points()
     keys = [spec.cell_key(p) for p in points]
-    records = {}
-    for key in keys:
-        rec = _read_cache(cache / f"{key}.json")
-        if rec is not None:
-            records[key] = rec
+    known = _read_cache(cache)
+    records = {k: known[k] for k in keys if k in known}
     cached = len(records)
     todo = [(k, [rational_text(x) for x in p]) for k, p in zip(keys, points) if k not in records]
     from tqdm import tqdm
     bar = tqdm(total=len(points), initial=cached, disable=not progress, desc="atlas",
                unit="cell", dynamic_ncols=True)
+    log = _open_log(cache) if todo else None
     try:
         for key_batch, recs in _execute(spec.payload(), todo, workers, scheduler, client):
             for key, rec in zip(key_batch, recs):
@@ -446,11 +447,14 @@ def run_atlas(spec: AtlasSpec, out_dir, *, workers: int | None = None,
                     path.write_text(rec["certificate_data"], encoding="utf-8")
                     rec["certificate"] = str(path.relative_to(out))
                 if rec.get("cacheable", True):
-                    _write_cache(cache / f"{key}.json", rec)
+                    log.write(json.dumps(_public(rec), sort_keys=True) + "\n")
                 records[key] = rec
+            log.flush()
             bar.update(len(recs))
     finally:
         bar.close()
+        if log is not None:
+            log.close()
     cells = tuple(_public(records[k]) for k in keys)
     summary = summarize(cells)
     summary.update(computed=len(todo), cached=cached,
@@ -460,18 +464,35 @@ def run_atlas(spec: AtlasSpec, out_dir, *, workers: int | None = None,
                        time.perf_counter() - t0)
 
 
-def _read_cache(path: Path):
+def _open_log(path: Path):
+    """The cache opened for appending, after ending a torn last line."""
+    torn = False
+    if path.exists() and path.stat().st_size:
+        with open(path, "rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            torn = fh.read(1) != b"\n"
+    log = open(path, "a", encoding="utf-8")
+    if torn:
+        log.write("\n")
+    return log
+
+
+def _read_cache(path: Path) -> dict:
+    """key -> record from the JSON-lines cache; unreadable (e.g. torn) lines are skipped."""
+    out = {}
     try:
-        rec = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return rec if isinstance(rec, dict) and "regime" in rec else None
-
-
-def _write_cache(path: Path, rec: dict) -> None:
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(_public(rec), sort_keys=True), encoding="utf-8")
-    tmp.replace(path)  # atomic: an interrupted run never leaves half a record
+        fh = open(path, encoding="utf-8", errors="replace")
+    except OSError:
+        return out
+    with fh:
+        for line in fh:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and isinstance(rec.get("key"), str) and "regime" in rec:
+                out[rec["key"]] = rec
+    return out
 
 
 def _batches(todo: list, n_workers: int) -> list:

@@ -167,13 +167,14 @@ def test_resume_computes_only_the_missing_cells(tmp_path):
     spec = parse_spec({"problem": {"cov0": [[1]], "V": [[1]], "B": [[1]]},
                        "axes": [{"vary": ["A", 0, 0], "grid": {"from": -2, "to": 2, "steps": 9}}]})
     first = run_atlas(spec, tmp_path, workers=0, progress=False, plot=False)
-    cells = sorted((tmp_path / "cells").glob("*.json"))
-    assert len(cells) == 9
-    for f in cells[:4]:
-        f.unlink()
-    cells[4].write_text("{truncated")          # an interrupted write is recomputed
+    cache = tmp_path / "cells.jsonl"
+    lines = cache.read_text().splitlines()
+    assert len(lines) == 9
+    # an interrupted run: four cells finished, the fifth torn in the middle of its line
+    cache.write_text("\n".join(lines[:4]) + "\n" + lines[4][:30])
     again = run_atlas(spec, tmp_path, workers=0, progress=False, plot=False)
     assert again.computed == 5 and again.cached == 4
+    assert run_atlas(spec, tmp_path, workers=0, progress=False, plot=False).cached == 9
     def strip(cells):
         return [{k: v for k, v in c.items() if k != "seconds"} for c in cells]
     assert strip(again.cells) == strip(first.cells)
