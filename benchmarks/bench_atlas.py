@@ -64,6 +64,27 @@ def _cluster_rates(spec, workers: int, repeat: int):
     return startup, best
 
 
+def _warm(_):
+    import symgauss.blowup_closed  # noqa: F401
+    import symgauss.regime  # noqa: F401
+    return os.getpid()
+
+
+def _control(spec, procs: int) -> float:
+    """Wall seconds for the same cells split over ``procs`` plain processes (no Dask, no
+    cache): what the machine can give right now — the ceiling for a Dask run."""
+    from concurrent.futures import ProcessPoolExecutor
+    from symgauss.atlas import compute_cells
+    from symgauss.numbers import rational_text
+    pts = [[rational_text(x) for x in p] for p in spec.points()]
+    parts = [pts[i::procs] for i in range(procs)]
+    with ProcessPoolExecutor(procs) as ex:
+        list(ex.map(_warm, range(4 * procs)))
+        t0 = time.perf_counter()
+        list(ex.map(compute_cells, [spec.payload()] * procs, parts))
+        return time.perf_counter() - t0
+
+
 def _cpu_model() -> str:
     try:
         for line in open("/proc/cpuinfo"):
@@ -92,11 +113,14 @@ def main():
         for w in (1, 2):
             startup, dt = _cluster_rates(spec, w, args.repeat)
             rows.append((f"LocalCluster {w} worker" + ("s" if w > 1 else ""), startup, dt))
+        rows.append(("2 plain processes*", 0.0, (_control(spec, 2), float("nan"))))
         base = n / rows[1][2][0]
         for name, startup, (dt, inside) in rows:
             rate = n / dt
             print(f"{which:<8} {n:>6} {name:<22} {startup:>10.2f} {dt:>8.2f} {inside:>7.2f} "
                   f"{rate:>8.0f} {rate / base:>10.2f}x")
+    print("* control without Dask: the cells split over 2 plain processes — the ceiling for "
+          "2 workers on this machine at this moment (other jobs share the cores).")
 
 
 if __name__ == "__main__":
