@@ -568,9 +568,11 @@ def summarize(cells) -> dict:
 
 
 def write_outputs(spec: AtlasSpec, cells, summary: dict, out: Path, *, plot: bool = True) -> dict:
-    """atlas.csv, atlas.json and (with ``plot``) atlas.png / atlas.pdf under ``out``."""
+    """atlas.csv, atlas.json, summary.txt and (with ``plot``) atlas.png / atlas.pdf."""
     import csv
-    files = {"csv": out / "atlas.csv", "json": out / "atlas.json"}
+    files = {"csv": out / "atlas.csv", "json": out / "atlas.json",
+             "summary": out / "summary.txt"}
+    files["summary"].write_text(format_summary(summary) + "\n", encoding="utf-8")
     labels = [a.label for a in spec.axes]
     with open(files["csv"], "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -593,6 +595,8 @@ def format_summary(summary: dict) -> str:
              f"{summary.get('cached', 0)} from the cache) in {summary.get('seconds', 0)} s"]
     lines.append("regimes: " + ", ".join(f"{k} {v}" for k, v in summary["regimes"].items()))
     lines.append("levels:  " + ", ".join(f"{k} {v}" for k, v in summary["levels"].items()))
+    lines.append("by level and regime: " + ", ".join(f"{k} {v}" for k, v in
+                                                      summary["by_level"].items()))
     if summary["errors"]:
         lines.append(f"errors:  {summary['errors']} cells (see the 'error' column)")
     return "\n".join(lines)
