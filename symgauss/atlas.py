@@ -437,8 +437,9 @@ def run_atlas(spec: AtlasSpec, out_dir, *, workers: int | None = None,
     bar = tqdm(total=len(points), initial=cached, disable=not progress, desc="atlas",
                unit="cell", dynamic_ncols=True)
     log = _open_log(cache) if todo else None
+    batches = _execute(spec.payload(), todo, workers, scheduler, client)
     try:
-        for key_batch, recs in _execute(spec.payload(), todo, workers, scheduler, client):
+        for key_batch, recs in batches:
             for key, rec in zip(key_batch, recs):
                 rec["key"] = key
                 if rec.get("certificate_data") is not None:
@@ -451,7 +452,8 @@ def run_atlas(spec: AtlasSpec, out_dir, *, workers: int | None = None,
                 records[key] = rec
             log.flush()
             bar.update(len(recs))
-    finally:
+    finally:  # also on Ctrl-C: what finished is on disk, the local cluster is shut down
+        batches.close()
         bar.close()
         if log is not None:
             log.close()
