@@ -183,6 +183,25 @@ def test_resume_computes_only_the_missing_cells(tmp_path):
     assert run_atlas(other, tmp_path, workers=0, progress=False, plot=False).computed == 9
 
 
+def test_an_interrupted_sweep_keeps_what_finished(tmp_path, monkeypatch):
+    from symgauss import regime
+    spec = parse_spec({"problem": {"cov0": [[1]], "V": [[1]], "B": [[1]]},
+                       "axes": [{"vary": ["A", 0, 0], "grid": {"from": -2, "to": 2, "steps": 9}}]})
+    real, calls = regime.classify, []
+
+    def stopping(problem, **kw):
+        calls.append(1)
+        if len(calls) == 6:
+            raise KeyboardInterrupt
+        return real(problem, **kw)
+    monkeypatch.setattr(regime, "classify", stopping)
+    with pytest.raises(KeyboardInterrupt):
+        run_atlas(spec, tmp_path, workers=0, progress=False, plot=False)
+    monkeypatch.setattr(regime, "classify", real)
+    again = run_atlas(spec, tmp_path, workers=0, progress=False, plot=False)
+    assert again.cached == 5 and again.computed == 4
+
+
 # --- bad specs ------------------------------------------------------------------------------
 GOOD = {"problem": {"cov0": [[1, 0], [0, 1]]},
         "axes": [{"vary": ["A", 0, 1], "grid": {"from": 0, "to": 1, "steps": 3}}]}
