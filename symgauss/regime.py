@@ -242,9 +242,10 @@ def _diag(parts) -> tuple:
 def _transversal_unstable(problem, star):
     """(i, j, coefficient) of the first off-diagonal direction that is not decaying, or None.
 
-    At a diagonal Σ* the linearisation acts on Δ[i][j] by the factor
-    a_i + a_j + Σ_h (v_i + v_j)(β_i σ_i + β_j σ_j) − (diagonal terms), i.e.
-    a_i + a_j + Σ_h (v_i β_i σ_i + v_i β_j σ_j + v_j β_i σ_i + v_j β_j σ_j).
+    At a diagonal Σ* = diag(σ) with diagonal A, V_h, B_h, the linearisation
+    Δ ↦ AΔ + ΔA + Σ_h (V_hΔB_hΣ* + V_hΣ*B_hΔ + ΔB_hΣ*V_h + Σ*B_hΔV_h) multiplies the
+    entry Δ[i][j] by a_i + a_j + Σ_h (v_i + v_j)(β_i σ_i + β_j σ_j) (v, β the diagonals
+    of V_h, B_h); the diagonal entries are the scalar modes, checked already.
     """
     params = problem.params
     d = problem.d
