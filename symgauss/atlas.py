@@ -371,7 +371,7 @@ def compute_cells(payload: dict, points: list) -> list:
             else:
                 r = classify(problem, digits=payload["digits"], certify=payload["certify"])
             rec.update(regime=r.kind, level=r.level, t_star=r.t_star, t_star_exact=r.t_star_exact,
-                       evidence=r.evidence, method=r.method)
+                       evidence=r.evidence, method=r.method, notes=list(r.notes))
         except SymgaussError as exc:  # the input at this point: deterministic, cache it
             rec["error"] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
         except Exception as exc:  # a bug or a resource failure: record it, retry on rerun
