@@ -2,7 +2,8 @@
 
 Uses matplotlib's object API (``Figure``), never pyplot, so no global backend or
 state is touched. Two axes give a map over the grid; one axis gives a strip with
-T* drawn above it.
+T* drawn above it. Cells whose claim is only high-precision or float (no proof) are
+hatched, so the map says how each colour is known.
 """
 from __future__ import annotations
 
@@ -52,6 +53,24 @@ def _contour_levels(z):
     return np.linspace(lo, hi, 7)
 
 
+def _hatch_unproved(ax, spec, cells) -> int:
+    """Hatch the cells whose claim is not exact or rigorous; returns how many."""
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Rectangle
+    xe = _edges([float(v) for v in spec.axes[0].values])
+    ye = _edges([float(v) for v in spec.axes[1].values]) if len(spec.axes) == 2 else [0, 1]
+    ny = len(ye) - 1
+    rects = []
+    for k, c in enumerate(cells):
+        if c["level"] in ("high-precision", "float"):
+            i, j = divmod(k, ny) if len(spec.axes) == 2 else (k, 0)
+            rects.append(Rectangle((xe[i], ye[j]), xe[i + 1] - xe[i], ye[j + 1] - ye[j]))
+    if rects:
+        ax.add_collection(PatchCollection(rects, facecolor="none", edgecolor="k", hatch="///",
+                                          linewidth=0, alpha=0.5))
+    return len(rects)
+
+
 def plot_atlas(spec, cells, out_dir, stem: str = "atlas"):
     """Write ``stem.png`` and ``stem.pdf`` under ``out_dir``; returns the two paths."""
     import numpy as np
@@ -66,7 +85,7 @@ def plot_atlas(spec, cells, out_dir, stem: str = "atlas"):
     tstar = np.array([_tstar(c) for c in cells]).reshape(shape)
     cmap = ListedColormap([COLOURS[k] for k in ORDER])
     norm = BoundaryNorm(np.arange(len(ORDER) + 1) - 0.5, len(ORDER))
-    fig = Figure(figsize=(7.5, 5.6) if len(shape) == 2 else (7.5, 3.2), layout="constrained")
+    fig = Figure(figsize=(7, 6.4) if len(shape) == 2 else (7.5, 3.6), layout="constrained")
     ax = fig.add_subplot()
     xs = [float(v) for v in spec.axes[0].values]
     has_contours = False
@@ -89,6 +108,7 @@ def plot_atlas(spec, cells, out_dir, stem: str = "atlas"):
             ax2.plot(xs, tstar, "k.-", lw=0.8, ms=3)
             ax2.set_ylabel("T*")
             has_contours = True
+    unproved = _hatch_unproved(ax, spec, cells)
     ax.set_xlabel(spec.axes[0].label)
     present = [k for k in ORDER if (codes == ORDER.index(k)).any()]
     handles = [Patch(facecolor=COLOURS[k], edgecolor="0.5", label=f"{k} ({int((codes == ORDER.index(k)).sum())})")
@@ -96,9 +116,12 @@ def plot_atlas(spec, cells, out_dir, stem: str = "atlas"):
     if has_contours:
         handles.append(Line2D([], [], color="k", lw=0.8,
                               label="T* (blow-up time)" if len(shape) == 2 else "T*"))
-    fig.legend(handles=handles, loc="outside right upper", fontsize=8, title="regime",
-               title_fontsize=9)
-    ax.set_title(spec.name or "regime atlas", fontsize=10)
+    if unproved:
+        handles.append(Patch(facecolor="white", edgecolor="k", hatch="///", lw=0,
+                             label=f"high-precision / float, no proof ({unproved})"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8,
+               title="regime", title_fontsize=9)
+    fig.suptitle(spec.name or "regime atlas", fontsize=10)
     png, pdf = out / f"{stem}.png", out / f"{stem}.pdf"
     fig.savefig(png, dpi=150)
     fig.savefig(pdf)

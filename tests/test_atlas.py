@@ -393,3 +393,20 @@ def test_linear_flows_follow_the_spectrum_of_A():
                     B=[[1, 0, 0], [0, 1, 0], [0, 0, 1]])
         r = classify(p)
         assert (r.kind, r.level) == ("growth" if mu > 0 else "decay", "exact"), (A, mu, r)
+
+
+def test_heat_map_of_every_kind_of_cell(tmp_path):
+    """Synthetic cells (all regimes, an error, unproved levels): the map is drawn, both formats."""
+    from symgauss.atlas_plot import COLOURS, plot_atlas
+    spec = parse_spec({"problem": {"cov0": [[1]]},
+                       "axes": [{"vary": ["A", 0, 0], "grid": {"from": 0, "to": 1, "steps": 3}},
+                                {"vary": ["V", 0, 0], "grid": {"from": 0, "to": 2, "steps": 3}}]})
+    kinds = list(COLOURS)
+    cells = []
+    for k in range(9):
+        kind = kinds[k % len(kinds)]
+        cells.append({"regime": None if kind == "error" else kind,
+                      "level": ("exact", "rigorous", "high-precision", "float")[k % 4],
+                      "t_star": str(0.1 * (k + 1)) if kind == "blow-up" else None})
+    png, pdf = plot_atlas(spec, cells, tmp_path)
+    assert png.read_bytes()[:4] == b"\x89PNG" and pdf.read_bytes()[:4] == b"%PDF"
