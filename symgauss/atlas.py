@@ -29,6 +29,12 @@ or a resumed interrupted run skips it; a torn last line is ignored. A cell that 
 records its error and the sweep goes on (errors from the input are cached, internal
 failures such as a lost worker are retried on the next run).
 
+On an existing cluster: start ``dask scheduler`` on one machine and ``dask worker
+tcp://HOST:8786`` on each of the others (every worker needs the same symgauss installed:
+cells are shipped as the function :func:`compute_cells` plus a small JSON payload), then
+``symgauss atlas SPEC.json --scheduler tcp://HOST:8786``. The client alone writes the
+output directory, so the workers need no shared file system.
+
 >>> spec = parse_spec({"problem": {"cov0": [[1]], "V": [[1]], "B": [[1]]},
 ...                    "axes": [{"vary": ["A", 0, 0], "grid": {"from": -1, "to": 1, "steps": 5}}]})
 >>> [str(x) for x in spec.axes[0].values], spec.axes[0].label
