@@ -286,8 +286,8 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
         if stable is not None:
             return stable
     if res.regime == "global":
-        return Regime("undecided", res.level, res.evidence + "; no finite-time blow-up "
-                      "(proved), but boundedness and the limit are undecided", method)
+        return Regime("undecided", None, res.evidence + f"; no finite-time blow-up (proved, "
+                      f"{res.level}), but boundedness and the limit are undecided", method)
     if res.regime in _BLOWUP_KINDS:
         return Regime(_BLOWUP_KINDS[res.regime], res.level, res.evidence, method)
     return Regime("undecided", None, res.evidence or "symgauss.blowup could not decide", method)
