@@ -323,3 +323,23 @@ print(",".join(bad))
 def test_trusted_kernel_is_small():
     n = sum(len((ROOT / p).read_text().splitlines()) for p in TRUSTED)
     assert n < 480, n  # target 400 (docstrings included); see the report
+
+
+def test_symgauss_check_cli_loads_only_the_trusted_kernel():
+    """The real command path (package __init__ included) imports no search library."""
+    code = f"""
+import glob, io, contextlib, sys
+from symgauss.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    rc = main(["check"] + sorted(glob.glob({str(ROOT)!r} + "/certificates/*.json")))
+bad = sorted(m for m in sys.modules if m.split(".")[0] in ("cvxpy", "scipy", "sympy", "mpmath",
+             "numpy", "torch", "dask", "matplotlib"))
+loaded = sorted(m for m in sys.modules if m.startswith("symgauss.") and not (
+    m.startswith("symgauss.checker") or m.startswith("symgauss.commands")))
+print(rc, ",".join(bad), ",".join(loaded))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    rc, bad, loaded = (out.stdout.strip().split(" ") + ["", ""])[:3]
+    assert rc == "0" and bad == ""
+    assert set(filter(None, loaded.split(","))) <= {"symgauss.cli", "symgauss.errors",
+                                                     "symgauss.numbers", "symgauss.exact"}
