@@ -112,6 +112,16 @@ class Closure:
     velocity_offset: Mat | None = None  # c = v(0)
     notes: tuple = field(default=())
 
+    def _repr_latex_(self) -> str:
+        """Jupyter display: the closed system (or the refutation), via the symgauss printer."""
+        from .latex import latex
+        if self.status != "proved":
+            return "$$\\text{closure refuted (the witness is in .witness)}$$"
+        m, S = (("m_{+}", "\\Sigma_{+}") if self.depth == "discrete"
+                else ("\\dot m", "\\dot\\Sigma"))
+        return (f"$$\\begin{{aligned}}{m} &= {latex(self.mean_rhs)}\\\\ {S} &= "
+                f"{latex(self.cov_rhs)}\\end{{aligned}}$$")
+
     @property
     def proved(self) -> bool:
         return self.status == "proved"

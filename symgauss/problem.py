@@ -408,6 +408,11 @@ class Problem:
     def __hash__(self):
         return hash(self._key())
 
+    def _repr_latex_(self) -> str:
+        """Jupyter display, through the symgauss LaTeX printer."""
+        from .latex import problem_block
+        return problem_block(self)
+
     def __repr__(self):
         return f"Problem({self._key()})"
 

@@ -168,3 +168,16 @@ def test_missing_pdflatex_returns_none_with_reason(tmp_path, monkeypatch):
 def test_compile_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(L.LatexError, match="no such LaTeX file"):
         L.compile_pdf(tmp_path / "nope.tex")
+
+
+def test_jupyter_reprs_delegate_to_the_printer():
+    from symgauss import Problem, derive_closure
+    p = Problem(cov0=[["1/2"]], A=[[3]])
+    assert p._repr_latex_() == (
+        "\\begin{gather*}\nA = \\begin{pmatrix}3\\end{pmatrix},\\quad V = \\begin{pmatrix}0"
+        "\\end{pmatrix},\\quad B = \\begin{pmatrix}0\\end{pmatrix},\\\\ \\Sigma_0 = "
+        "\\begin{pmatrix}\\frac{1}{2}\\end{pmatrix},\\quad m_0 = \\begin{pmatrix}0\\end{pmatrix}"
+        "^{\\top},\\quad b = \\begin{pmatrix}0\\end{pmatrix}^{\\top}\n\\end{gather*}\n")
+    c = derive_closure(1)
+    assert c._repr_latex_().startswith("$$\\begin{aligned}\\dot m &= ")
+    assert "refuted" in derive_closure(1, feedforward="relu")._repr_latex_()
