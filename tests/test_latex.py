@@ -176,7 +176,7 @@ def test_jupyter_reprs_delegate_to_the_printer():
     assert p._repr_latex_() == (
         "\\begin{gather*}\nA = \\begin{pmatrix}3\\end{pmatrix},\\quad V = \\begin{pmatrix}0"
         "\\end{pmatrix},\\quad B = \\begin{pmatrix}0\\end{pmatrix},\\\\ \\Sigma_0 = "
-        "\\begin{pmatrix}\\frac{1}{2}\\end{pmatrix},\\quad m_0 = \\begin{pmatrix}0\\end{pmatrix}"
+        "\\begin{pmatrix}\\tfrac{1}{2}\\end{pmatrix},\\quad m_0 = \\begin{pmatrix}0\\end{pmatrix}"
         "^{\\top},\\quad b = \\begin{pmatrix}0\\end{pmatrix}^{\\top}\n\\end{gather*}\n")
     c = derive_closure(1)
     assert c._repr_latex_().startswith("$$\\begin{aligned}\\dot m &= ")
