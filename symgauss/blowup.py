@@ -183,7 +183,7 @@ def _hurwitz(A) -> bool:
 
 
 def _riccati_decision(problem, data, digits, certify, crosscheck):
-    from .blowup_enclosure import certify_root, first_root
+    from .blowup_enclosure import first_root
     from .checker.blowup import is_psd, ldl_psd
     from .checker.common import ldl_positive_definite
     if data.rank == 0:

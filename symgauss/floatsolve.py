@@ -5,8 +5,6 @@ Its answers are labelled *float*; the test suite checks them against
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 import sympy as sp
 from scipy.integrate import solve_ivp

@@ -163,7 +163,6 @@ def _integrate(problem, t_end: Fraction, dps: int, max_steps: int):
         S = _arb_mat(problem.cov0)
         m = _arb_mat(problem.mean0)
         scale = max(1.0, _norm(S))
-        t0 = Fraction(0)
         for (a, e, params) in problem.pieces(sp.Rational(t_end.numerator, t_end.denominator)):
             pc = _Piece(params)
             a, e = Fraction(int(a.p), int(a.q)), Fraction(int(e.p), int(e.q))
@@ -204,7 +203,6 @@ def _integrate(problem, t_end: Fraction, dps: int, max_steps: int):
                     t = t + hb
                 S = _horner(Sc, hb)
                 m = _horner(mc, hb)
-            t0 = e
         return S, m, steps
 
 

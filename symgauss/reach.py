@@ -417,8 +417,6 @@ def reach(problem, T=1, method: str | None = None, digits: int = DEFAULT_DIGITS)
     T = _parse_T(T)
     d = problem.d
     S0, S1 = to_fractions(problem.cov0), to_fractions(problem.target.cov)
-    m0 = [r[0] for r in to_fractions(problem.mean0)]
-    m1 = [r[0] for r in to_fractions(problem.target.mean)]
     r0, r1 = rank(S0), rank(S1)
     if r0 != r1:
         return ReachResult(False, f"rank cov0 = {r0} ≠ {r1} = rank target.cov (exact); rank is "

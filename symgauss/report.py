@@ -12,9 +12,6 @@ pdflatex is present), ``figures/``, ``certificates/``.
 """
 from __future__ import annotations
 
-import importlib
-import json
-import math
 import sys
 import time
 import traceback
@@ -96,15 +93,6 @@ def example(name: str):
     return load_problem(EXAMPLES_DIR / f"{name}.json")
 
 
-def _missing(module: str) -> str | None:
-    """None if ``symgauss.<module>`` imports, else why not (a capability not built/installed)."""
-    try:
-        importlib.import_module(f"symgauss.{module}")
-    except ModuleNotFoundError as exc:
-        return f"capability not available: {exc.name} is not installed"
-    return None
-
-
 def _digits(x, exact) -> float:
     """Correct significant digits of a decimal string/arb ``x`` against an mpmath value."""
     import mpmath
@@ -122,14 +110,6 @@ def _mid(x) -> str:
 def section_closure(ctx) -> SectionOutput:
     """Gaussian invariance: the closure derived from the PDE and proved exact."""
     out = SectionOutput("Gaussian closure (eq. 1.1), derived and proved exact")
-    why = _missing("derive")
-    if why:
-        out.claims.append(Claim("closure derived and proved exact", "skipped", "-", 0.0,
-                                detail=why))
-        out.tex.append(L.section(out.title, _moment_system_tex() +
-                                 L.escape_text(f"Derivation skipped: {why}.")))
-        out.md.append(f"## {out.title}\n\nSkipped: {why}.\n")
-        return out
     from . import derive
     from .moments import cov_rhs, mean_rhs
     shown = None
@@ -342,9 +322,6 @@ STABILITY_EXPECTED = (("stable_diag", "verified"), ("multihead", "verified"),
 def section_certificates(ctx) -> SectionOutput:
     """Equilibria, stability certificates, and their re-check by the trusted checker."""
     out = SectionOutput("Equilibria and stability certificates")
-    why = _missing("equilibria") or _missing("stability")
-    if why:
-        return _skip(out, "stable equilibrium certified and checked", why)
     from .equilibria import find_equilibria
     from .stability import certify
     tex = []
@@ -403,9 +380,6 @@ def section_certificates(ctx) -> SectionOutput:
 def section_reach(ctx) -> SectionOutput:
     """Reachability: constructive controls, verified independently."""
     out = SectionOutput("Reachability")
-    why = _missing("reach")
-    if why:
-        return _skip(out, "targets reached by constructed controls", why)
     import mpmath
     from .certificate import envelope
     from .hpsolve import solve_moments
@@ -456,9 +430,6 @@ def section_reach(ctx) -> SectionOutput:
 def section_blowup(ctx) -> SectionOutput:
     """Finite-time blow-up: decisions, 50-digit T*, certified enclosures."""
     out = SectionOutput("Finite-time blow-up")
-    why = _missing("blowup")
-    if why:
-        return _skip(out, "blow-up times with certified enclosures", why)
     import mpmath
     from .blowup import decide_blowup, make_certificate
     from .numbers import parse_rational
@@ -513,9 +484,6 @@ def section_blowup(ctx) -> SectionOutput:
 def section_experiments(ctx) -> SectionOutput:
     """Finite-token experiments (and the pretrained one when the ml extra is installed)."""
     out = SectionOutput("Finite-token and pretrained experiments")
-    why = _missing("experiments")
-    if why:
-        return _skip(out, "finite-token regimes vs moment ODE", why)
     from . import experiments as X
     figdir = ctx["out_dir"] / "figures"
     tex = [L.escape_text("Caveat: " + X.FINITE_TOKEN_CAVEAT + ".")]

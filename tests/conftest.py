@@ -11,3 +11,13 @@ def _global_state_unchanged():
     yield
     after = (mpmath.mp.prec, flint.ctx.prec, repr(np.get_printoptions()))
     assert after == before, f"global state changed: {before} -> {after}"
+
+
+# CI runs are reproducible (the same examples every run); local runs explore new ones.
+import os  # noqa: E402
+
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
