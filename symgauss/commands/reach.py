@@ -36,7 +36,7 @@ def run(args) -> int:
     digits = positive_digits(args.digits)
     if problem.target is None:
         raise ProblemError(f"{args.problem} has no 'target'; add {{\"target\": {{\"mean\": [...], "
-                           "\"cov\": [[...]]}}}} to ask whether it can be reached")
+                           "\"cov\": [[...]]}} to ask whether it can be reached")
     res = reach(problem, args.T, args.method, digits)
     if args.certificate:
         from ..certificate import envelope, write_certificate
