@@ -2,6 +2,9 @@
 
 - V_h = v_h I (quadratic term ΣRΣ, incl. d = 1): Σ* ≻ 0 ⇔ P* = Σ*⁻¹ ≻ 0 solves the Lyapunov
   equation AᵀP + PA = −R, solved exactly over the rationals (level ``exact``).
+- d = 2, general V: every equilibrium exactly by a lex Gröbner basis (rational, or algebraic with
+  minimal polynomial and isolating interval), :mod:`symgauss.equilibria_exact2`; when that does
+  not decide (a continuum, too large an input, no shape position) the Newton route below.
 - General V: Newton in svec coordinates from several starts (floats), refined at high precision
   (mpmath), then an existence-and-uniqueness proof in a max-norm ball by exact Newton–Kantorovich
   bounds (level ``rigorous``), otherwise ``high-precision``.
@@ -43,6 +46,7 @@ class Equilibrium:
     cov_exact: flint.fmpq_mat | None = field(default=None, compare=False, repr=False)
     radius: Fraction | None = None  # rigorous: max-entry distance of Σ* from ``cov``
     stability: object = field(default=None, compare=False, repr=False)  # StabilityResult
+    algebraic: dict | None = field(default=None, compare=False, repr=False)  # exact, irrational
 
     def to_json_dict(self) -> dict:
         out = {"cov": [list(r) for r in self.cov], "mean": list(self.mean) if self.mean else None,
@@ -51,6 +55,8 @@ class Equilibrium:
             out["radius"] = str(self.radius)
         if self.stability is not None:
             out["stability"] = self.stability.reason
+        if self.algebraic is not None:
+            out["algebraic"] = self.algebraic
         return out
 
 
@@ -277,11 +283,15 @@ def find_equilibria(problem, digits: int = 30, *, include_zero: bool = True) -> 
     r = exact_matrix(problem.cov0).rank()
     if r < problem.d:
         return find_equilibria_in_range(problem, digits)
-    out = []
+    out = None
     exact = _structured(problem) if quadratic_R_exact(problem.params) is not None else None
     if exact is not None:
         out = [_exact_equilibrium(problem, S) for S in exact]
-    else:
+    elif problem.d == 2:  # exact polynomial-system solving; None: undecided, Newton below
+        from .equilibria_exact2 import equilibria_d2
+        out = equilibria_d2(problem, digits)
+    if out is None:
+        out = []
         for Smp in _general(problem, digits):
             S_try = _try_exact(problem, Smp)
             if S_try is not None:
