@@ -47,7 +47,7 @@ from fractions import Fraction
 import flint
 import sympy as sp
 
-from .errors import ProblemError, UnsupportedError
+from .errors import ProblemError
 
 #: coefficients of the input (numerators and denominators) larger than this many bits are not
 #: attempted exactly (the Gröbner basis coefficients grow fast); the Newton route takes over.
@@ -452,17 +452,14 @@ def _algebraic_equilibrium(problem, sol: RealSolution, digits: int):
 def equilibria_d2(problem, digits: int = 30):
     """The positive-definite equilibria of a d = 2 problem, exactly (level ``"exact"``), as
     :class:`symgauss.equilibria.Equilibrium` objects — or None when the exact solver does not
-    decide (too large, not in shape position): the caller falls back to Newton. Raises
-    :class:`UnsupportedError` when the equilibria are not isolated (a continuum)."""
+    decide: too large, not in shape position, or not isolated — a positive-dimensional
+    component of the complex solution set need not meet the positive-definite cone, so isolated
+    positive-definite equilibria may still exist; the caller falls back to Newton."""
     from .equilibria import _exact_equilibrium
     try:
         res = solve_d2(problem, digits=digits)
     except ArithmeticError:
         return None
-    if res.status == "not-isolated":
-        raise UnsupportedError(f"equilibria are not isolated: {res.reason}; a Newton search "
-                               "would only guess; perturb the parameters or study the "
-                               "continuum symbolically (symgauss.equilibria_exact2.equations)")
     if res.status != "solved":
         return None
     out = []
