@@ -7,7 +7,9 @@ among them. The pipeline:
 
 1. a lex Gröbner basis (SymPy) of the equations together with w − ℓ(Σ) for a linear form ℓ
    (first ℓ = s22 itself, then s22 + c·s12 + c²·s11 for a few c) — variables s11 > s12 > s22 > w.
-   Not zero-dimensional ⇒ a continuum of equilibria: status ``"not-isolated"`` (no guessing).
+   Not zero-dimensional ⇒ a continuum of complex solutions; then the non-singular ones are
+   solved for (Rabinowitsch: add u·det Σ − 1, so every Σ ≻ 0 is still found) and, if that is
+   not zero-dimensional either, status ``"not-isolated"`` (no guessing; Newton decides).
    If no form puts the basis in *shape position* {s11 − f(w), s12 − g(w), s22 − h(w), p(w)}
    (a multiple solution), the radical is taken (Seidenberg: add the square-free parts of the
    univariate elimination polynomials) and the forms tried again; otherwise ``"not-shape"``.
@@ -120,11 +122,13 @@ class RealSolution:
 class ExactSolveResult:
     """``status``: ``"solved"`` (every real solution listed, exactly), ``"not-isolated"`` (a
     continuum of equilibria), ``"not-shape"`` or ``"too-large"`` (not attempted / not handled:
-    use the Newton route); ``reason`` says which."""
+    use the Newton route); ``reason`` says which. With ``nonsingular_only`` the listed solutions
+    are every real one with det Σ ≠ 0 (the singular ones form a continuum in ℂ³)."""
     status: str
     reason: str
     solutions: tuple = ()
     univariate_degree: int | None = None
+    nonsingular_only: bool = False   # the singular solutions (det Σ = 0) form a continuum
 
 
 def _qtext(x: Fraction) -> str:
@@ -255,7 +259,7 @@ def _shape(G, s, w):
     for g in G.exprs:
         P = sp.Poly(g, *s, w)
         degs = P.degree_list()
-        lead = [i for i in range(3) if degs[i] > 0]
+        lead = [i for i in range(len(s)) if degs[i] > 0]
         if not lead:
             p = sp.Poly(g, w)
             continue
@@ -266,7 +270,7 @@ def _shape(G, s, w):
         if len(c) != 2 or not c[0].is_number:
             return None
         fs[v] = sp.Poly(sp.expand(-c[1] / c[0]), w)
-    if p is None or len(fs) != 3:
+    if p is None or len(fs) != len(s):
         return None
     return fs, p
 
@@ -274,7 +278,7 @@ def _shape(G, s, w):
 def _radical(eqs, s):
     """Seidenberg: I + (square-free parts of the univariate elimination polynomials)."""
     extra = []
-    for k in range(3):
+    for k in range(len(s)):
         order = [v for v in s if v is not s[k]] + [s[k]]
         G = sp.groebner(eqs, *order, order="lex")
         uni = [g for g in G.exprs if g.free_symbols <= {s[k]}]
@@ -283,22 +287,24 @@ def _radical(eqs, s):
     return eqs + extra
 
 
-def _shape_basis(eqs, s):
-    """(status, reason, fs, p): try separating forms, then the radical."""
+def _shape_basis(eqs, s, aux=()):
+    """(status, reason, fs, p): try separating forms, then the radical. ``aux``: further
+    variables (eliminated first, e.g. u of the Rabinowitsch trick) solved for as well."""
+    vs = (*aux, *s)
     w = sp.Symbol("w")
     for attempt, system in enumerate((eqs, None)):
         if system is None:
-            system = _radical(eqs, s)
+            system = _radical(eqs, vs)
         for c in _SEPARATING:
             form = s[2] + c * s[1] + c * c * s[0]
-            G = sp.groebner(system + [w - form], *s, w, order="lex")
+            G = sp.groebner(system + [w - form], *vs, w, order="lex")
             if list(G.exprs) == [1]:
                 return "solved", "no complex solution", None, None
             if not G.is_zero_dimensional:
                 return ("not-isolated", "the equilibrium equations have a continuum of solutions "
                         "(the Gröbner basis is not zero-dimensional): equilibria are not isolated",
                         None, None)
-            found = _shape(G, s, w)
+            found = _shape(G, vs, w)
             if found is not None:
                 return "solved", "", found[0], found[1]
     return ("not-shape", "no tried separating linear form puts the (radical) Gröbner basis in "
@@ -321,6 +327,19 @@ def solve_d2(problem, *, digits: int = 30) -> ExactSolveResult:
         return ExactSolveResult("not-isolated", "the equilibrium equations vanish identically "
                                 "(every Σ is an equilibrium)")
     status, reason, fs, p = _shape_basis(eqs, s)
+    scope = "all real solutions, exactly"
+    if status == "not-isolated":
+        # a continuum in ℂ³; the non-singular solutions (where every Σ ≻ 0 lies) may still be
+        # isolated: saturate by det Σ (Rabinowitsch, u·det Σ = 1)
+        u = sp.Symbol("u")
+        status2, reason2, fs, p = _shape_basis(eqs + [u * (s[0] * s[2] - s[1] ** 2) - 1], s, (u,))
+        if status2 != "solved":
+            return ExactSolveResult(status, reason)
+        if fs is None:  # no non-singular complex solution at all
+            return ExactSolveResult("solved", reason2 + " with det Σ ≠ 0", (), None, True)
+        reason = ("every real solution with det Σ ≠ 0, exactly (the singular solutions form a "
+                  "continuum in ℂ³)")
+        status, scope = status2, reason
     if status != "solved" or fs is None:
         return ExactSolveResult(status, reason)
     sols = []
@@ -338,7 +357,8 @@ def solve_d2(problem, *, digits: int = 30) -> ExactSolveResult:
         for interval, _ in q.intervals():
             sols.append(_algebraic_solution(q, interval, [fs[v] for v in s], digits))
     sols.sort(key=lambda t: (-t.rank, not t.psd))
-    return ExactSolveResult("solved", "all real solutions, exactly", tuple(sols), p.degree())
+    return ExactSolveResult("solved", scope, tuple(sols), p.degree(),
+                            scope != "all real solutions, exactly")
 
 
 def _algebraic_solution(q, interval, fs, digits) -> RealSolution:

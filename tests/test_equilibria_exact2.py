@@ -135,17 +135,32 @@ def test_count_agrees_with_newton_on_random_small_integer_problems(seed):
     for S in newton:  # each Newton equilibrium is one of the exact ones
         assert any(max(abs(float(S[i, j]) - float(Fraction(t[i][j]))) for i in range(2)
                        for j in range(2)) < 1e-12 for t in (s.cov_text() for s in pd))
-    # the rational solutions (Σ = 0 always among them) have exactly zero residual
-    assert any(s.rank == 0 for s in res.solutions)
+    # Σ = 0 is always a solution (unless only the non-singular ones were asked for)
+    assert res.nonsingular_only or any(s.rank == 0 for s in res.solutions)
 
 
 def test_continuum_is_reported_not_guessed():
-    p = Problem(cov0=[[1, 0], [0, 1]], A=[[0, 0], [0, 1]], V=[[0, 0], [0, 0]],
-                B=[[1, 0], [0, 1]])   # Σ' = AΣ + ΣAᵀ: s12 = s22 = 0, s11 free
-    res = solve_d2(p)
+    rot = Problem(cov0=[[1, 0], [0, 1]], A=[[0, 1], [-1, 0]], V=[[0, 0], [0, 0]],
+                  B=[[1, 0], [0, 1]])   # Σ' = AΣ + ΣAᵀ, A skew: every Σ = aI is an equilibrium
+    res = solve_d2(rot)
     assert res.status == "not-isolated" and "continuum" in res.reason and not res.solutions
-    zero = Problem(cov0=[[1, 0], [0, 1]])
-    assert solve_d2(zero).status == "not-isolated"
+    assert solve_d2(Problem(cov0=[[1, 0], [0, 1]])).status == "not-isolated"
+
+
+def test_singular_continuum_is_saturated_away():
+    """A = diag(0, 1), V = 0: s12 = s22 = 0 with s11 free (singular), and nothing else."""
+    p = Problem(cov0=[[1, 0], [0, 1]], A=[[0, 0], [0, 1]], V=[[0, 0], [0, 0]],
+                B=[[1, 0], [0, 1]])
+    res = solve_d2(p)
+    assert res.status == "solved" and res.nonsingular_only and not res.solutions
+    # V = diag(−1, −2), B = I, A = diag(1, 2): Σ* = I exactly though a singular continuum exists
+    q = Problem(cov0=[[1, 0], [0, 1]], A=[[1, 0], [0, 2]], V=[[-1, 0], [0, -2]],
+                B=[[1, 0], [0, 1]])
+    res = solve_d2(q)
+    assert res.status == "solved" and res.nonsingular_only
+    assert [s.cov_text() for s in res.solutions] == [(("1", "0"), ("0", "1"))]
+    e = [e for e in find_equilibria(q) if e.rank == 2]
+    assert [(x.cov, x.level, x.stable) for x in e] == [((("1", "0"), ("0", "1")), "exact", True)]
 
 
 def test_sign_decision_beyond_double_precision():
