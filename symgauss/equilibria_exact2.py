@@ -292,7 +292,7 @@ def _shape_basis(eqs, s, aux=()):
     variables (eliminated first, e.g. u of the Rabinowitsch trick) solved for as well."""
     vs = (*aux, *s)
     w = sp.Symbol("w")
-    for attempt, system in enumerate((eqs, None)):
+    for system in (eqs, None):
         if system is None:
             system = _radical(eqs, vs)
         for c in _SEPARATING:
