@@ -168,6 +168,7 @@ def _newton_float(A, heads, S, iters=60):
 
 
 def _newton_mp(params, S, digits):
+    """Newton refinement at high precision; None where the linearisation is singular."""
     import mpmath
     d = S.shape[0]
     with mpmath.workdps(digits + 15):
@@ -177,7 +178,10 @@ def _newton_mp(params, S, digits):
             Sm = np.array(smat(x, d, mpmath.mpf(0)), dtype=object)
             F = mpmath.matrix(svec(residual_num(A, heads, Sm).tolist()))
             J = mpmath.matrix(linearisation_num(A, heads, Sm).tolist())
-            dx = mpmath.lu_solve(J, -F)
+            try:
+                dx = mpmath.lu_solve(J, -F)
+            except ZeroDivisionError:  # singular linearisation: not an isolated equilibrium
+                return None
             x = [a + b for a, b in zip(x, dx)]
             if mpmath.norm(dx, mpmath.inf) <= mpmath.mpf(10) ** (-digits - 8) * (
                     1 + mpmath.norm(mpmath.matrix(x), mpmath.inf)):
@@ -234,7 +238,8 @@ def _general(problem, digits):
             continue
         if all(np.max(np.abs(S - T)) > 1e-7 * (1 + np.max(np.abs(T))) for T in found):
             found.append(S)
-    return [_newton_mp(problem.params, S, digits) for S in found]
+    refined = (_newton_mp(problem.params, S, digits) for S in found)
+    return [S for S in refined if S is not None]
 
 
 def _num_text(x, digits) -> str:

@@ -154,3 +154,11 @@ def test_d0_rejected_at_load(tmp_path, capsys):
     f.write_text('{"cov0": []}')
     assert main(["equilibria", str(f)]) == 2
     assert "d = 0" in capsys.readouterr().err
+
+
+def test_newton_refinement_declines_a_singular_linearisation():
+    """A non-isolated equilibrium (here: zero parameters, every Σ is one) is skipped, not a crash."""
+    import numpy as np
+    from symgauss.equilibria import _newton_mp
+    p = Problem(cov0=[[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    assert _newton_mp(p.params, np.eye(3), 20) is None
