@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from _mutation import leaves, set_leaf
+
 from symgauss.checker import KINDS, check_certificate
 from symgauss.checker.common import read_problem
 from symgauss.problem_file import problem_from_dict
@@ -126,21 +128,6 @@ def claim_holds(cert) -> bool:
 
 
 # --- mutations ----------------------------------------------------------------------------------
-def _leaves(obj, path=()):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _leaves(v, path + (k,))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _leaves(v, path + (i,))
-    else:
-        yield path
-
-
-def _set(obj, path, value):
-    for k in path[:-1]:
-        obj = obj[k]
-    obj[path[-1]] = value
 
 
 def _get(obj, path):
@@ -166,8 +153,8 @@ def mutated(draw):
     cert = copy.deepcopy(CERTS[name])
     op = draw(st.sampled_from(["scale", "negate", "evil", "perturb", "drop", "rename", "rate",
                                "problem", "swap"]))
-    leaves = [p for p in _leaves(cert) if p and p[0] in ("problem", "claim", "witness")]
-    path = draw(st.sampled_from(leaves))
+    paths = [p for p in leaves(cert) if p and p[0] in ("problem", "claim", "witness")]
+    path = draw(st.sampled_from(paths))
     value = _get(cert, path)
     if op in ("scale", "negate", "perturb", "problem") and not isinstance(value, (str, int)):
         op = "evil"
@@ -176,14 +163,14 @@ def mutated(draw):
     except (ValueError, ZeroDivisionError):
         x, op = None, "evil"
     if op == "scale":
-        _set(cert, path, str(x * Fraction(draw(st.integers(-7, 7)), draw(st.integers(1, 5)))))
+        set_leaf(cert, path, str(x * Fraction(draw(st.integers(-7, 7)), draw(st.integers(1, 5)))))
     elif op == "negate":
-        _set(cert, path, str(-x))
+        set_leaf(cert, path, str(-x))
     elif op == "perturb":
         eps = Fraction(draw(st.integers(-1000, 1000)), 10 ** draw(st.integers(0, 40)))
-        _set(cert, path, str(x + eps))
+        set_leaf(cert, path, str(x + eps))
     elif op == "evil":
-        _set(cert, path, draw(st.sampled_from(EVIL)))
+        set_leaf(cert, path, draw(st.sampled_from(EVIL)))
     elif op == "drop":
         cpath = draw(st.sampled_from(list(_containers(cert))))
         box = _get(cert, cpath)
@@ -201,9 +188,9 @@ def mutated(draw):
                 cert["claim"][key] = str(Fraction(str(cert["claim"][key])) *
                                          Fraction(draw(st.integers(11, 40)), 10))
     elif op == "problem":  # change an entry of the stored problem and re-hash it consistently
-        path = draw(st.sampled_from([p for p in leaves if p[0] == "problem"]))
+        path = draw(st.sampled_from([p for p in paths if p[0] == "problem"]))
         y = Fraction(str(_get(cert, path)))
-        _set(cert, path, str(y + Fraction(draw(st.integers(-5, 5)) or 1,
+        set_leaf(cert, path, str(y + Fraction(draw(st.integers(-5, 5)) or 1,
                                           draw(st.integers(1, 10 ** 6)))))
         try:
             cert["problem_hash"] = read_problem(cert["problem"]).hash

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+
+from _mutation import leaves, set_leaf
 from hypothesis import strategies as st
 
 from symgauss import Problem
@@ -124,21 +126,6 @@ GARBAGE = st.one_of(st.text(max_size=8), st.none(), st.booleans(), st.integers(-
                     st.sampled_from(["nan", "1/0", "1e99999", "-1", "0", "1e-5000", "inf"]))
 
 
-def _leaves(obj, path=()):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _leaves(v, path + (k,))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _leaves(v, path + (i,))
-    else:
-        yield path
-
-
-def _set(obj, path, value):
-    for k in path[:-1]:
-        obj = obj[k]
-    obj[path[-1]] = value
 
 
 @settings(max_examples=60, deadline=None,
@@ -147,10 +134,10 @@ def _set(obj, path, value):
 def test_garbage_never_crashes(geodesic_cert, attention_cert, unreachable_cert, data):
     base = data.draw(st.sampled_from([geodesic_cert, attention_cert, unreachable_cert]))
     c = copy.deepcopy(base)
-    leaves = [p for p in _leaves(c) if p[0] in ("problem", "claim", "witness", "problem_hash")]
-    path = data.draw(st.sampled_from(leaves))
+    paths = [p for p in leaves(c) if p[0] in ("problem", "claim", "witness", "problem_hash")]
+    path = data.draw(st.sampled_from(paths))
     value = data.draw(GARBAGE)
-    _set(c, path, value)
+    set_leaf(c, path, value)
     if data.draw(st.booleans()):
         try:
             _rehash(c)

@@ -25,11 +25,16 @@ def print_json(obj) -> None:
     sys.stdout.write("\n")
 
 
-def positive_digits(text: str) -> int:
+def bounded_int(text: str, flag: str, lo: int, hi: int) -> int:
+    """An integer option in [lo, hi], or one clear error naming the flag."""
     try:
         n = int(text)
     except ValueError:
-        raise ProblemError(f"--digits {text!r} is not an integer") from None
-    if not 1 <= n <= 2000:
-        raise ProblemError(f"--digits {n} is out of range; use 1..2000")
+        raise ProblemError(f"{flag} {text!r} is not an integer") from None
+    if not lo <= n <= hi:
+        raise ProblemError(f"{flag} {n} is out of range; use {lo}..{hi}")
     return n
+
+
+def positive_digits(text: str) -> int:
+    return bounded_int(text, "--digits", 1, 2000)

@@ -30,16 +30,8 @@ def add_arguments(p):
 
 
 def _workers(text):
-    from ..errors import ProblemError
-    if text is None:
-        return None
-    try:
-        n = int(text)
-    except ValueError:
-        raise ProblemError(f"--workers {text!r} is not an integer") from None
-    if not 0 <= n <= 4096:
-        raise ProblemError(f"--workers {n} is out of range; use 0..4096")
-    return n
+    from ._common import bounded_int
+    return None if text is None else bounded_int(text, "--workers", 0, 4096)
 
 
 def run(args) -> int:
