@@ -169,3 +169,80 @@ def test_common_lyapunov_sdp():
 def test_multihead_equals_single_head_structure():
     res = certify(load_problem(EX / "multihead.json"))
     assert res.status == "verified" and "Q" in res.certificate["witness"]
+
+
+# --- robust certificate for a box of parameters ---------------------------------------------
+
+def _robust_problem():
+    from symgauss import load_problem
+    from importlib.resources import files
+    return load_problem(files("symgauss") / "examples" / "stable_diag.json")
+
+
+ROBUST_BOX = [{"entry": ["A", 0, 1], "from": "-1/2", "to": "1/2"},
+              {"entry": ["A", 1, 1], "from": "2", "to": "4"}]
+
+
+def test_robust_global_certificate_checks_and_holds_inside_the_box():
+    import json
+
+    import numpy as np
+    from symgauss.checker import check_certificate
+    from symgauss.numbers import loads_exact
+    from symgauss.stability import robust_global_certificate
+    cert = robust_global_certificate(_robust_problem(), ROBUST_BOX)
+    assert check_certificate(loads_exact(json.dumps(cert))).ok
+    # independent float check at random interior points: AZ + ZAᵀ − 2gZ ≻ 0
+    from fractions import Fraction
+    Z = np.array([[float(Fraction(x)) for x in r] for r in cert["witness"]["Z"]])
+    g = float(Fraction(cert["claim"]["global_rate"]))
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        A = np.array([[1.0, rng.uniform(-0.5, 0.5)], [0.0, rng.uniform(2, 4)]])
+        assert np.linalg.eigvalsh(A @ Z + Z @ A.T - 2 * g * Z).min() > 0
+
+
+@pytest.mark.parametrize("edit", [
+    lambda c: c["claim"]["box"][1].__setitem__("from", "-1"),   # a box too wide: refuted
+    lambda c: c["claim"].__setitem__("global_rate", "5"),       # rate too high: refuted
+    lambda c: c["claim"]["box"][0].__setitem__("from", "1/4"),  # excludes the stored A: invalid
+    lambda c: c["claim"]["box"].append(c["claim"]["box"][0]),   # repeated entry: invalid
+    lambda c: c["claim"]["box"][0].__setitem__("entry", ["A", 0, 7]),
+    lambda c: c["claim"]["box"][0].__setitem__("entry", ["B", 0, 1]),
+    lambda c: c["witness"].__setitem__("Z", [["1", "0"], ["0", "__import__('os')"]]),
+])
+def test_robust_global_mutations_are_not_accepted(edit):
+    import copy
+    import json
+    from symgauss.checker import check_certificate
+    from symgauss.numbers import loads_exact
+    from symgauss.stability import robust_global_certificate
+    cert = copy.deepcopy(robust_global_certificate(_robust_problem(), ROBUST_BOX))
+    edit(cert)
+    v = check_certificate(loads_exact(json.dumps(cert)))
+    assert v.status in ("refuted", "invalid") and v.reason
+
+
+def test_certify_cli_with_a_box(tmp_path):
+    import contextlib
+    import io
+    import json
+    from importlib.resources import files
+    from symgauss.cli import main
+    box = tmp_path / "box.json"
+    box.write_text(json.dumps(ROBUST_BOX))
+    out = tmp_path / "robust.json"
+    p = str(files("symgauss") / "examples" / "stable_diag.json")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["certify", p, "-o", str(out), "--box", str(box)]) == 0
+        assert main(["check", str(out)]) == 0
+    box.write_text('[{"entry": ["A", "1/2", 0], "from": 0, "to": 1}]')
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["certify", p, "-o", str(out), "--box", str(box)]) == 2
+    assert "integers" in err.getvalue() and err.getvalue().count("\n") == 1
+    # same-sign problem: R is not ≺ 0, so no robust certificate (refused, exit 1)
+    box.write_text(json.dumps([{"entry": ["A", 0, 0], "from": "-2", "to": "0"}]))
+    q = str(files("symgauss") / "examples" / "threshold.json")
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert main(["certify", q, "-o", str(out), "--box", str(box)]) == 1

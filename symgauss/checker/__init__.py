@@ -19,8 +19,8 @@ from pathlib import Path
 from .common import FORMAT, VERSION, ExactProblem, Invalid, Verdict, read_problem
 
 KINDS = {"stable-equilibrium": "stability", "unstable-equilibrium": "stability",
-         "common-lyapunov": "stability", "blowup": "blowup", "reach": "reach",
-         "unreachable": "reach"}
+         "common-lyapunov": "stability", "robust-global": "stability", "blowup": "blowup",
+         "reach": "reach", "unreachable": "reach"}
 ENVELOPE_KEYS = frozenset({"format", "version", "kind", "problem", "problem_hash", "claim",
                            "witness", "level", "generated_by", "notes"})
 

@@ -11,6 +11,10 @@
   Re ≥ ε, witness ``hurwitz_index`` k: Hurwitz determinant k of charpoly(L − εI) is ≤ 0.
 - ``common-lyapunov``: claim ``matrices``, ``rate`` ρ; witness ``P``: decay rate ≥ ρ on the convex
   hull of the matrices (and under switching).
+- ``robust-global``: claim ``box`` (entries ``["A", i, j]`` of the stored A, each in
+  [``from``, ``to``]) and ``global_rate`` g; witness ``Z``. With every V_h = v_h I and R ≺ 0,
+  AZ + ZAᵀ − 2gZ ≻ 0 at every vertex of the box — an LMI affine in A, so it holds on the whole
+  box: for every such A, every Σ0 ≻ 0 converges to the unique Σ*(A) ≻ 0.
 """
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ import flint
 from .common import Invalid, Verdict, ldl_positive_definite, matrix, rational, vector
 
 CLAIM_KEYS = {"cov", "cov_center", "cov_radius", "rate", "mean", "mean_rate", "global_rate",
-              "growth", "matrices"}
+              "growth", "matrices", "box", "statement"}
+MAX_BOX = 10  # box entries (2^10 vertices)
 WITNESS_KEYS = {"P", "Q", "Y", "P_mean", "Z", "hurwitz_index"}
 
 
@@ -126,6 +131,44 @@ def _enclosure(p, claim, w, d, n):
     return C, J, 2 * q * r  # every entry of L(Σ*) − L(C) is at most 2qr
 
 
+def _box_vertices(box, A, d):
+    """Every vertex of the box of A-entries (the other entries as in the stored A)."""
+    if not isinstance(box, list) or not 1 <= len(box) <= MAX_BOX:
+        raise Invalid(f"claim.box: a list of 1..{MAX_BOX} entries")
+    seen, sides = set(), []
+    for k, e in enumerate(box):
+        ent = e.get("entry") if isinstance(e, dict) and set(e) == {"entry", "from", "to"} else None
+        if not (isinstance(ent, list) and len(ent) == 3 and ent[0] == "A"
+                and all(str(x) in map(str, range(d)) for x in ent[1:])):
+            raise Invalid(f"claim.box[{k}]: expected {{'entry': ['A', i, j], 'from', 'to'}}")
+        i, j = int(str(ent[1])), int(str(ent[2]))
+        lo, hi = rational(e["from"], f"claim.box[{k}].from"), rational(e["to"], f"claim.box[{k}].to")
+        if (i, j) in seen or not lo <= A[i, j] <= hi:
+            raise Invalid(f"claim.box[{k}]: a repeated entry, or an interval that does not "
+                          "contain the stored problem's value")
+        seen.add((i, j))
+        sides.append((i, j, lo, hi))
+    for mask in range(2 ** len(sides)):
+        V = A * 1
+        for bit, (i, j, lo, hi) in enumerate(sides):
+            V[i, j] = hi if mask >> bit & 1 else lo
+        yield V
+
+
+def _robust_global(claim, w, p, d, kind) -> Verdict:
+    g, R = _positive(claim, "global_rate"), _R(p)
+    if R is None:
+        raise Invalid("robust-global needs V_h = v_h I for every head")
+    _pd(-R, "−R")
+    Z = matrix(w.get("Z"), "witness.Z", d, d)
+    n = 0
+    for n, Av in enumerate(_box_vertices(claim.get("box"), p.A, d), 1):
+        _decay(-Av.transpose(), Z, 2 * g, f"vertex {n}: −Aᵀ")
+    return Verdict("verified", f"for every A in the box ({n} vertices checked exactly; the LMI "
+                   f"AZ + ZAᵀ − 2gZ ≻ 0 is affine in A) and R ≺ 0: every Σ0 ≻ 0 converges to "
+                   f"the unique Σ*(A) ≻ 0, Σ⁻¹ − Σ*⁻¹ = O(e^(−{2 * g}·t))", kind)
+
+
 def check(cert, problem) -> Verdict:
     kind = cert["kind"]
     try:
@@ -147,6 +190,8 @@ def check(cert, problem) -> Verdict:
         p, d = problem.params, problem.d
         if p is None:
             raise Invalid("stability claims need time-invariant parameters (no 'controls')")
+        if kind == "robust-global":
+            return _robust_global(claim, w, p, d, kind)
         n, exact = d * (d + 1) // 2, "cov" in claim
         if exact:
             S = matrix(claim["cov"], "claim.cov", d, d)

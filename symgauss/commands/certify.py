@@ -11,7 +11,6 @@ stability is undecided; 2 bad input.
 """
 from __future__ import annotations
 
-import importlib
 import sys
 
 from ._common import add_json_flag, add_problem_argument, load, positive_digits, print_json
@@ -27,48 +26,76 @@ def add_arguments(p):
                    help="working digits for non-rational equilibria and blow-up (default 30)")
     p.add_argument("--evidence", metavar="FILE",
                    help="when refusing, write the instability evidence certificate here")
+    p.add_argument("--box", metavar="FILE",
+                   help="robust certificate: a JSON list of {\"entry\": [\"A\", i, j], "
+                        "\"from\": lo, \"to\": hi}; certifies global convergence for every A "
+                        "in the box (V = vI, R ≺ 0)")
     p.add_argument("--latex", metavar="FILE",
                    help="also write the certificate as a LaTeX document (and its PDF)")
     add_json_flag(p)
 
 
-def _optional(module: str, name: str):
-    try:
-        mod = importlib.import_module(f"symgauss.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"symgauss.{module}":
-            raise
-        return None
-    return getattr(mod, name, None)
-
-
-def make(problem, digits: int):
+def make(problem, digits: int, box=None):
     """(certificate or None, StabilityResult or None, reason)."""
     from ..errors import UnsupportedError
+    if box is not None:
+        from ..stability import StabilityResult, robust_global_certificate
+        cert = robust_global_certificate(problem, box)
+        if cert is None:
+            return None, StabilityResult(
+                "undecided", "no robust certificate: it needs every V_h = v_h I with R ≺ 0, and "
+                "no common Z was found for the box's vertices (SDP, Clarabel)", "exact"), \
+                "robust"
+        return cert, None, "robust"
     if problem.target is not None:
-        make_reach = _optional("reach", "make_certificate")
-        if make_reach is None:
-            raise UnsupportedError("this problem has a target (a reachability question) but "
-                                   "symgauss.reach.make_certificate is not installed")
+        from ..reach import make_certificate as make_reach
         return make_reach(problem), None, "reachability"
     if not problem.is_time_invariant:
         raise UnsupportedError("certify: a problem with 'controls' and no target has no "
                                "certificate kind; add a target or use constant parameters")
-    make_blowup = _optional("blowup", "make_certificate")
-    if make_blowup is not None:
-        cert = make_blowup(problem, digits=digits)
-        if cert is not None:
-            return cert, None, "blow-up"
+    from ..blowup import make_certificate as make_blowup
+    cert = make_blowup(problem, digits=digits)
+    if cert is not None:
+        return cert, None, "blow-up"
     from ..stability import certify
     res = certify(problem, digits=digits)
     return (res.certificate if res.status == "verified" else None), res, "stability"
+
+
+def _read_box(path):
+    """A box file: a JSON list of {"entry": ["A", i, j], "from": lo, "to": hi} (read exactly)."""
+    from pathlib import Path
+
+    from ..errors import InputFormatError, ProblemError
+    from ..numbers import loads_exact, parse_rational
+    try:
+        box = loads_exact(Path(path).read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFormatError(f"{path}: cannot read the box file ({exc})") from None
+    if not isinstance(box, list) or not 1 <= len(box) <= 10:
+        raise ProblemError(f"{path}: a box is a list of 1..10 entries "
+                           '{"entry": ["A", i, j], "from": lo, "to": hi}')
+    for k, e in enumerate(box):
+        ok = isinstance(e, dict) and set(e) == {"entry", "from", "to"} and \
+            isinstance(e["entry"], list) and len(e["entry"]) == 3 and e["entry"][0] == "A"
+        if not ok:
+            raise ProblemError(f"{path}: box[{k}] must be "
+                               '{"entry": ["A", i, j], "from": lo, "to": hi}')
+        idx = [parse_rational(x, f"box[{k}].entry") for x in e["entry"][1:]]
+        if any(x.denominator != 1 for x in idx):
+            raise ProblemError(f"{path}: box[{k}].entry indices must be integers")
+        e["entry"] = ["A"] + [int(x) for x in idx]
+        if parse_rational(e["from"], f"box[{k}].from") > parse_rational(e["to"], f"box[{k}].to"):
+            raise ProblemError(f"{path}: box[{k}] has from > to")
+    return box
 
 
 def run(args) -> int:
     from ..certificate import write_certificate
     from ..checker import check_certificate
     problem = load(args.problem)
-    cert, res, what = make(problem, positive_digits(args.digits))
+    box = _read_box(args.box) if args.box else None
+    cert, res, what = make(problem, positive_digits(args.digits), box)
     if cert is None:
         evidence = res.certificate if res is not None else None
         if args.evidence and evidence is not None:
