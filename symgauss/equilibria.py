@@ -338,10 +338,11 @@ def _mean_mp(problem, Smp, digits):
         return tuple(_num_text(m[i], digits) for i in range(len(m)))
 
 
-def find_equilibria_in_range(problem, digits: int = 30) -> tuple:
-    """Equilibria of rank r = rank(cov0) inside W = range(cov0), when W is invariant under A and
-    every V_h (checked exactly): Σ = U S Uᵀ with S' = ÃS + SÃᵀ + Σ_h(ṼSB̃S + SB̃ᵀSṼᵀ),
-    AU = UÃ, V_hU = UṼ_h, B̃_h = UᵀB_hU. Raises UnsupportedError when W is not invariant."""
+def range_reduction(problem):
+    """(U, reduced problem) for W = range(cov0) with basis U (d×r, columns of cov0), or None
+    when cov0 = 0. The reduced r×r problem has Ã, Ṽ_h with AU = UÃ, V_hU = UṼ_h (checked
+    exactly; UnsupportedError when W is not invariant), B̃_h = UᵀB_hU and cov0 = U C Uᵀ, C ≻ 0:
+    Σ(t) = U S(t) Uᵀ where S solves the reduced covariance equation."""
     from .problem import Problem
     S0 = exact_matrix(problem.cov0)
     d = problem.d
@@ -352,7 +353,7 @@ def find_equilibria_in_range(problem, digits: int = 30) -> tuple:
         if T.rank() > rank:
             cols, rank = trial, rank + 1
     if rank == 0:
-        return (_zero_equilibrium(problem),)
+        return None
     U = flint.fmpq_mat(d, rank, [cols[c][i] for i in range(d) for c in range(rank)])
     G = U.transpose() * U
     pinv = G.inv() * U.transpose()
@@ -368,7 +369,17 @@ def find_equilibria_in_range(problem, digits: int = 30) -> tuple:
     At = reduce(p.A, "A")
     heads = [{"V": mat_text(reduce(V, f"V[{k}]")), "B": mat_text(U.transpose() * B * U)}
              for k, (V, B) in enumerate(p.heads)]
-    sub = Problem(cov0=mat_text(pinv * S0 * pinv.transpose()), A=mat_text(At), heads=heads)
+    return U, Problem(cov0=mat_text(pinv * S0 * pinv.transpose()), A=mat_text(At), heads=heads)
+
+
+def find_equilibria_in_range(problem, digits: int = 30) -> tuple:
+    """Equilibria of rank r = rank(cov0) inside W = range(cov0), when W is invariant under A and
+    every V_h (checked exactly): Σ = U S Uᵀ with S' = ÃS + SÃᵀ + Σ_h(ṼSB̃S + SB̃ᵀSṼᵀ),
+    AU = UÃ, V_hU = UṼ_h, B̃_h = UᵀB_hU. Raises UnsupportedError when W is not invariant."""
+    reduction = range_reduction(problem)
+    if reduction is None:
+        return (_zero_equilibrium(problem),)
+    U, sub = reduction
     out = []
     for e in find_equilibria(sub, digits, include_zero=False):
         if e.cov_exact is None:

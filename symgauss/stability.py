@@ -36,8 +36,8 @@ from .checker import check_certificate
 from .checker.common import mat_text, text, vec_text
 from .checker.stability import _decay, _Refuted, hurwitz_det
 from .errors import ProblemError, UnsupportedError
-from .linearise import (exact_params, linearisation_exact, quadratic_R_exact, structured_N,
-                        to_float_matrix)
+from .linearise import (exact_matrix, exact_params, linearisation_exact, quadratic_R_exact,
+                        structured_N, to_float_matrix)
 
 
 @dataclass(frozen=True)
@@ -351,6 +351,8 @@ def certify(problem, digits: int = 30) -> StabilityResult:
     if not problem.is_time_invariant:
         raise UnsupportedError("certify: stability certificates need constant parameters; a "
                                "problem with 'controls' or a 'target' is a reachability question")
+    if exact_params(problem.params).A.nrows() > exact_matrix(problem.cov0).rank():
+        return _certify_in_range(problem, digits)
     eqs = [e for e in find_equilibria(problem, digits=digits) if e.rank == problem.d]
     if not eqs:
         R = quadratic_R_exact(problem.params)
@@ -370,6 +372,33 @@ def certify(problem, digits: int = 30) -> StabilityResult:
             return r
     return results[0] if results else StabilityResult(
         "undecided", "equilibria found only at high precision, without an existence proof")
+
+
+def _certify_in_range(problem, digits) -> StabilityResult:
+    """Rank-deficient cov0: certify inside the invariant range W = range(cov0) (kind
+    ``stable-equilibrium-in-range``), where the equilibrium is positive definite."""
+    from .certificate import envelope
+    from .equilibria import range_reduction
+    reduction = range_reduction(problem)
+    if reduction is None:
+        return StabilityResult("undecided", "cov0 = 0: the covariance stays 0 for all time (rank "
+                               "invariance); there is nothing to certify")
+    U, sub = reduction
+    r = U.ncols()
+    res = certify(sub, digits)
+    where = f"in the invariant range of cov0 (rank {r}, reduced {r}×{r} problem): "
+    if res.status != "verified" or res.certificate["kind"] != "stable-equilibrium" or \
+            "cov" not in res.certificate["claim"]:
+        return StabilityResult(res.status, where + res.reason, res.level, res.certificate)
+    claim = {k: v for k, v in res.certificate["claim"].items() if k not in ("mean", "mean_rate")}
+    witness = {k: v for k, v in res.certificate["witness"].items() if k != "P_mean"}
+    cert = envelope("stable-equilibrium-in-range", problem,
+                    {"statement": "Σ* = U S* Uᵀ is an equilibrium of rank r, locally "
+                                  "exponentially stable within {U S Uᵀ : S ≻ 0}, which holds "
+                                  "every Σ(t) from cov0",
+                     "basis": mat_text(U), "reduced": claim}, witness, "exact",
+                    notes="reduced to range(cov0) (exact), then as stable-equilibrium")
+    return _checked(cert, "exact")
 
 
 def exact_lyapunov_solvable(problem) -> bool:

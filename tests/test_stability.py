@@ -246,3 +246,59 @@ def test_certify_cli_with_a_box(tmp_path):
     q = str(files("symgauss") / "examples" / "threshold.json")
     with contextlib.redirect_stderr(io.StringIO()):
         assert main(["certify", q, "-o", str(out), "--box", str(box)]) == 1
+
+
+# --- rank-deficient cov0: certified inside the invariant range ---------------------------------
+
+def _in_range_cert():
+    from importlib.resources import files
+    from symgauss import load_problem
+    from symgauss.stability import certify
+    res = certify(load_problem(files("symgauss") / "examples" / "rank_deficient.json"))
+    assert res.status == "verified", res.reason
+    return res.certificate
+
+
+def test_rank_deficient_cov0_is_certified_in_its_invariant_range():
+    import json
+    from fractions import Fraction
+
+    import numpy as np
+    from symgauss.checker import check_certificate
+    from symgauss.numbers import loads_exact
+    cert = _in_range_cert()
+    assert cert["kind"] == "stable-equilibrium-in-range"
+    assert check_certificate(loads_exact(json.dumps(cert))).ok
+    # independently: Σ* = U S* Uᵀ solves the full d×d equation exactly, and the flow from cov0
+    # (float integration) approaches it
+    U = np.array([[float(Fraction(x)) for x in r] for r in cert["claim"]["basis"]])
+    S = np.array([[float(Fraction(x)) for x in r] for r in cert["claim"]["reduced"]["cov"]])
+    Sigma = U @ S @ U.T
+    from symgauss import load_problem, solve_moments_float
+    from importlib.resources import files
+    p = load_problem(files("symgauss") / "examples" / "rank_deficient.json")
+    A, V, B = (np.array(M.tolist(), dtype=float) for M in (p.A, p.V, p.B))
+    F = A @ Sigma + Sigma @ A.T + V @ Sigma @ B @ Sigma + Sigma @ B.T @ Sigma @ V.T
+    assert np.abs(F).max() == 0
+    late = np.array(solve_moments_float(p, 10).cov)
+    assert np.abs(late - Sigma).max() < 1e-8
+
+
+@pytest.mark.parametrize("edit,status", [
+    (lambda c: c["claim"].__setitem__("basis", [["0"], ["1"], ["0"]]), "refuted"),  # wrong range
+    (lambda c: c["claim"].__setitem__("basis", [["1"], ["1"], ["0"]]), "refuted"),  # not invariant
+    (lambda c: c["claim"]["reduced"].__setitem__("cov", [["3"]]), "refuted"),       # not an eq.
+    (lambda c: c["claim"]["reduced"].__setitem__("rate", "100"), "refuted"),
+    (lambda c: c["claim"]["reduced"].__setitem__("mean", ["0"]), "invalid"),
+    (lambda c: c["claim"].__setitem__("basis", [["1", "0"], ["0", "1"], ["0", "0"]]), "refuted"),
+    (lambda c: c["claim"].__setitem__("basis", "__import__('os')"), "invalid"),
+])
+def test_in_range_mutations_are_not_accepted(edit, status):
+    import copy
+    import json
+    from symgauss.checker import check_certificate
+    from symgauss.numbers import loads_exact
+    cert = copy.deepcopy(_in_range_cert())
+    edit(cert)
+    v = check_certificate(loads_exact(json.dumps(cert)))
+    assert v.status == status, v.reason

@@ -20,7 +20,7 @@ from .common import FORMAT, VERSION, ExactProblem, Invalid, Verdict, read_proble
 
 KINDS = {"stable-equilibrium": "stability", "unstable-equilibrium": "stability",
          "common-lyapunov": "stability", "robust-global": "stability", "blowup": "blowup",
-         "reach": "reach", "unreachable": "reach"}
+         "reach": "reach", "unreachable": "reach", "stable-equilibrium-in-range": "in_range"}
 ENVELOPE_KEYS = frozenset({"format", "version", "kind", "problem", "problem_hash", "claim",
                            "witness", "level", "generated_by", "notes"})
 
