@@ -22,6 +22,8 @@
 """
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -387,8 +389,11 @@ def find_equilibria_in_range(problem, digits: int = 30) -> tuple:
             continue
         S = U * e.cov_exact * U.transpose()
         m = mean_fixed_point(problem.params, S)
+        stab = e.stability and dataclasses.replace(
+            e.stability, reason=f"in the invariant range of cov0 (rank {U.ncols()}), for the "
+                                f"reduced {U.ncols()}×{U.ncols()} problem: {e.stability.reason}")
         out.append(Equilibrium(tuple(tuple(r) for r in mat_text(S)),
                                tuple(vec_text(m)) if m is not None else None, e.rank, "exact",
-                               e.stable, S, None, e.stability))
+                               e.stable, S, None, stab))
     out.append(_zero_equilibrium(problem))
     return tuple(out)
