@@ -319,7 +319,7 @@ def _attention_controls(S0, S1, T, m0, m1, d):
 # --- verification -----------------------------------------------------------------------------
 
 def _read(pieces, d):
-    from .checker.reach import read_pieces
+    from .checker.common import read_pieces
     return read_pieces([dict(pc) for pc in pieces], d, "controls")
 
 

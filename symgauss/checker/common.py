@@ -95,6 +95,24 @@ class ExactProblem:
 _PROBLEM_KEYS = {"name", "A", "V", "B", "b", "mean0", "cov0", "heads", "target", "controls"}
 
 
+_PIECE_KEYS = {"duration", "A", "V", "B", "b", "heads"}
+
+
+def read_pieces(value, d: int, where: str) -> tuple:
+    """Control pieces ((duration fmpq > 0, ExactParams), ...) from their problem-file form."""
+    if not isinstance(value, list) or not value:
+        raise Invalid(f"{where}: expected a non-empty list of pieces")
+    pieces = []
+    for k, pc in enumerate(value):
+        if not isinstance(pc, dict) or set(pc) - _PIECE_KEYS or "duration" not in pc:
+            raise Invalid(f"{where}[{k}]: expected an object with duration, A, V, B, b (heads)")
+        dur = rational(pc["duration"], f"{where}[{k}].duration")
+        if dur <= 0:
+            raise Invalid(f"{where}[{k}].duration must be positive")
+        pieces.append((dur, _params(pc, d, f"{where}[{k}].")))
+    return tuple(pieces)
+
+
 def _params(obj, d, where):
     def mat(o, k):
         return matrix(o[k], f"{where}{k}", d, d) if k in o else flint.fmpq_mat(d, d)
@@ -139,14 +157,7 @@ def read_problem(obj) -> ExactProblem:
         if any(k in obj for k in ("A", "V", "B", "b", "heads")) or not isinstance(cs, list) \
                 or not cs:
             raise Invalid("problem.controls: a non-empty list, without constant parameters")
-        for k, pc in enumerate(cs):
-            if not isinstance(pc, dict) or set(pc) - {"duration", "A", "V", "B", "b", "heads"} \
-                    or "duration" not in pc:
-                raise Invalid(f"problem.controls[{k}]: expected duration, A, V, B, b")
-            dur = rational(pc["duration"], f"problem.controls[{k}].duration")
-            if dur <= 0:
-                raise Invalid(f"problem.controls[{k}].duration must be positive")
-            controls += ((dur, _params(pc, d, f"problem.controls[{k}].")),)
+        controls = read_pieces(cs, d, "problem.controls")
         canon["controls"] = [{"duration": text(t), **_params_text(p)} for t, p in controls]
     else:
         params = _params(obj, d, "problem.")

@@ -41,12 +41,12 @@ from fractions import Fraction
 
 import flint
 
-from .common import ExactParams, Invalid, Verdict, _params, ldl_positive_definite, rational
+from .common import (ExactParams, Invalid, Verdict, ldl_positive_definite, rational,
+                     read_pieces)
 
 MIN_PREC = 128
 MAX_PREC = 40000
 MAX_STEP_NORM = 2 ** 12   # pieces with ‖Aτ‖∞ beyond this are too stiff to enclose: rejected
-_PIECE_KEYS = {"duration", "A", "V", "B", "b", "heads"}
 
 
 @dataclass(frozen=True)
@@ -55,21 +55,6 @@ class State:
     S: object
     m: object
     exact: bool
-
-
-def read_pieces(value, d: int, where: str = "witness.controls") -> tuple:
-    """Control pieces ((duration fmpq, ExactParams), ...) from their problem-file form."""
-    if not isinstance(value, list) or not value:
-        raise Invalid(f"{where}: expected a non-empty list of pieces")
-    pieces = []
-    for k, pc in enumerate(value):
-        if not isinstance(pc, dict) or set(pc) - _PIECE_KEYS or "duration" not in pc:
-            raise Invalid(f"{where}[{k}]: expected an object with duration, A, V, B, b (heads)")
-        dur = rational(pc["duration"], f"{where}[{k}].duration")
-        if dur <= 0:
-            raise Invalid(f"{where}[{k}].duration must be positive")
-        pieces.append((dur, _params(pc, d, f"{where}[{k}].")))
-    return tuple(pieces)
 
 
 def _is_zero(M) -> bool:
@@ -270,7 +255,7 @@ def _check_reach(cert, problem) -> Verdict:
     T, eps = rational(claim["T"], "claim.T"), rational(claim["epsilon"], "claim.epsilon")
     if T <= 0 or eps < 0:
         raise Invalid("claim: T must be positive and epsilon non-negative")
-    pieces = read_pieces(witness["controls"], problem.d)
+    pieces = read_pieces(witness["controls"], problem.d, "witness.controls")
     total = sum((tau for tau, _ in pieces), flint.fmpq(0))
     if total != T:
         raise Invalid(f"the durations add up to {total}, not the claimed T = {T}")
