@@ -11,7 +11,8 @@ from scipy.integrate import solve_ivp
 
 from .convert import require_numeric, to_float
 from .errors import BlowUpError
-from .hpsolve import MomentSolution, _as_time, _frac_str
+from .hpsolve import MomentSolution, _as_time
+from .numbers import rational_text
 
 BLOWUP_NORM = 1e12
 
@@ -58,7 +59,7 @@ def solve_moments_float(problem, t, *, rtol: float = 1e-12, atol: float = 1e-14,
         if sol.status == 1 or not sol.success:
             t_hit = float(sol.t[-1])
             raise BlowUpError(t_end, t_hit,
-                              f"the solution blows up before t = {_frac_str(t_end)}: ‖Σ‖ reaches "
+                              f"the solution blows up before t = {rational_text(t_end)}: ‖Σ‖ reaches "
                               f"{blowup_norm:.0e} at t ≈ {t_hit:.12g} (float estimate)")
         y = sol.y[:, -1]
     S = y[d:].reshape(d, d)

@@ -28,7 +28,7 @@ import sympy as sp
 
 from .convert import require_numeric
 from .errors import BlowUpError, ProblemError, SolverError
-from .numbers import parse_rational
+from .numbers import parse_rational, rational_text
 
 BLOWUP_FACTOR = 1e15  # ‖Σ‖ beyond this multiple of its scale, with a pole before T: blow-up
 
@@ -55,13 +55,9 @@ class MomentSolution:
         return [_num_str(x, n) for x in self.mean]
 
     def to_json_dict(self) -> dict:
-        return {"t": _frac_str(self.t), "mean": self.mean_str(), "cov": self.cov_str(),
+        return {"t": rational_text(self.t), "mean": self.mean_str(), "cov": self.cov_str(),
                 "digits": self.digits, "digits_agreed": round(self.digits_agreed, 1),
                 "level": self.level, "method": self.method}
-
-
-def _frac_str(t: Fraction) -> str:
-    return str(t.numerator) if t.denominator == 1 else f"{t.numerator}/{t.denominator}"
 
 
 def _num_str(x, n: int) -> str:
@@ -187,7 +183,7 @@ def _integrate(problem, t_end: Fraction, dps: int, max_steps: int):
                     t_est = float(t.mid()) + radius
                     raise BlowUpError(t_end, t_est,
                                       f"the solution blows up at or before t = "
-                                      f"{_frac_str(t_end)}: ‖Σ‖ exceeds {math.exp(logs[0]):.3g} "
+                                      f"{rational_text(t_end)}: ‖Σ‖ exceeds {math.exp(logs[0]):.3g} "
                                       f"at t ≈ {float(t.mid()):.17g}; estimated blow-up time "
                                       f"T* ≈ {t_est:.17g}")
                 steps += 1

@@ -36,6 +36,7 @@ import numpy as np
 
 from .convert import require_numeric, to_float
 from .errors import ProblemError
+from .numbers import rational_text
 
 #: entries of one logits block (float64): 2**22 × 8 B = 32 MB
 BLOCK_ENTRIES = 1 << 22
@@ -205,17 +206,13 @@ class ParticleRun:
         return np.trace(self.covs, axis1=1, axis2=2)
 
     def to_json_dict(self) -> dict:
-        return {"t": _frac_text(self.t), "n": self.n, "d": self.d, "seed": self.seed,
+        return {"t": rational_text(self.t), "n": self.n, "d": self.d, "seed": self.seed,
                 "ff": self.ff, "scheme": self.scheme, "steps": self.steps,
                 "level": self.level,
                 "mean": [repr(float(x)) for x in self.means[-1]],
                 "cov": [[repr(float(x)) for x in row] for row in self.covs[-1]],
                 "series": {"t": [repr(float(x)) for x in self.times],
                            "mean": self.means.tolist(), "cov": self.covs.tolist()}}
-
-
-def _frac_text(t: Fraction) -> str:
-    return str(t.numerator) if t.denominator == 1 else f"{t.numerator}/{t.denominator}"
 
 
 def check_positive_int(value, name: str, minimum: int = 1) -> int:
