@@ -11,7 +11,7 @@ with other work (the load average is printed in the header).
 
 Sweeps: ``scalar`` (41×41, the phase diagram of σ' = 2aσ + 2vβσ²), ``diag-d2`` (41×41, a
 diagonal d = 2 problem), ``shear-d2`` (10×10, a non-diagonal d = 2 problem through
-symgauss.blowup and symgauss.stability, certify=false).
+symgauss.questions.blowup.decide and symgauss.questions.stability.certify, certify=false).
 """
 from __future__ import annotations
 
@@ -24,14 +24,14 @@ import time
 
 
 def _spec(steps: int, which: str):
-    from symgauss.atlas import parse_spec
+    from symgauss.atlas.spec import parse_spec
     entry = ["A", 0, 0]
     if which == "scalar":
         problem = {"A": [[0]], "V": [[1]], "B": [[1]], "cov0": [[1]]}
     elif which == "diag-d2":  # diagonal d = 2, V = vI: exact closed forms per coordinate
         problem = {"A": [[0, 0], [0, 1]], "V": [[1, 0], [0, 1]], "B": [[1, 0], [0, 2]],
                    "cov0": [[1, 0], [0, "1/2"]]}
-    else:  # "shear-d2": not diagonal, decided by symgauss.blowup / symgauss.stability
+    else:  # "shear-d2": not diagonal, decided by symgauss.questions.blowup.decide / symgauss.questions.stability.certify
         problem = {"A": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]], "B": [[1, 0], [0, 2]],
                    "cov0": [[1, "1/3"], ["1/3", 1]]}
         entry = ["A", 0, 1]
@@ -42,7 +42,7 @@ def _spec(steps: int, which: str):
 
 def _sweep(spec, **kw) -> tuple:
     """(wall seconds, sum of the seconds spent inside the cells)."""
-    from symgauss.atlas import run_atlas
+    from symgauss.atlas.run import run_atlas
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         res = run_atlas(spec, tmp, progress=False, plot=False, **kw)
@@ -58,15 +58,15 @@ def _cluster_rates(spec, workers: int, repeat: int):
                       dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         client.wait_for_workers(workers)
-        client.run(lambda: __import__("symgauss.regime"))  # warm the imports on every worker
+        client.run(lambda: __import__("symgauss.questions.regime.classify"))  # warm the imports on every worker
         startup = time.perf_counter() - t0
         best = min(_sweep(spec, client=client) for _ in range(repeat))
     return startup, best
 
 
 def _warm(_):
-    import symgauss.blowup_closed  # noqa: F401
-    import symgauss.regime  # noqa: F401
+    import symgauss.questions.blowup.closed_form  # noqa: F401
+    import symgauss.questions.regime.classify  # noqa: F401
     return os.getpid()
 
 
@@ -74,8 +74,9 @@ def _control(spec, procs: int) -> float:
     """Wall seconds for the same cells split over ``procs`` plain processes (no Dask, no
     cache): what the machine can give right now — the ceiling for a Dask run."""
     from concurrent.futures import ProcessPoolExecutor
-    from symgauss.atlas import compute_cells
-    from symgauss.numbers import rational_text
+
+    from symgauss.atlas.run import compute_cells
+    from symgauss.kernel.numbers import rational_text
     pts = [[rational_text(x) for x in p] for p in spec.points()]
     parts = [pts[i::procs] for i in range(procs)]
     with ProcessPoolExecutor(procs) as ex:

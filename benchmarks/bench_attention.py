@@ -1,4 +1,4 @@
-"""One self-attention layer at N = 10^4 and 10^5, d = 16: blocked (symgauss.particles.attention)
+"""One self-attention layer at N = 10^4 and 10^5, d = 16: blocked (symgauss.tokens.simulate.attention)
 beside the naive N×N numpy version (baseline, measured in the same run where it fits in memory).
 
 Prints wall time, peak traced memory (tracemalloc: numpy buffers are traced) and the ratio to
@@ -17,7 +17,7 @@ import tracemalloc
 
 import numpy as np
 
-from symgauss.particles import attention, attention_direct
+from symgauss.tokens.simulate import attention, attention_direct
 
 
 def _measure(f):

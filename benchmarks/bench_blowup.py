@@ -20,7 +20,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from symgauss import Problem
-from symgauss.blowup_enclosure import certify_root, first_root, riccati_data
+from symgauss.questions.blowup.enclosure import certify_root, first_root, riccati_data
 
 
 def problem(d: int, rng) -> Problem:

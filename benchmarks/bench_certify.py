@@ -23,7 +23,7 @@ import numpy as np
 
 def designed_problem(d: int, seed: int = 1):
     from symgauss import Problem
-    from symgauss.linearise import exact_matrix
+    from symgauss.model.linearise import exact_matrix
     rng = np.random.default_rng(seed)
 
     def rat(scale, shape):
@@ -45,11 +45,15 @@ def run(d: int) -> dict:
     import cvxpy as cp
     from scipy.linalg import solve_continuous_lyapunov
 
-    from symgauss.certificate import envelope
-    from symgauss.checker import check_certificate
-    from symgauss.checker.common import mat_text
-    from symgauss.linearise import linearisation_exact, to_float_matrix
-    from symgauss.stability import rational_below, round_symmetric, spectral_abscissa
+    from symgauss.kernel.checker import check_certificate
+    from symgauss.kernel.read import mat_text
+    from symgauss.model.certificate import envelope
+    from symgauss.model.linearise import linearisation_exact, to_float_matrix
+    from symgauss.questions.stability.witness import (
+        rational_below,
+        round_symmetric,
+        spectral_abscissa,
+    )
     p, S = designed_problem(d)
     n = d * (d + 1) // 2
 

@@ -48,7 +48,7 @@ def main():
     ap.add_argument("--naive-max-dim", type=int, default=4,
                     help="stop the naive route after the first timeout or at this d")
     args = ap.parse_args()
-    from symgauss.derive import derive_closure
+    from symgauss.closure.derive import derive_closure
     derive_closure(1)  # warm caches / imports
     print(f"{'d':>2} {'derive (s)':>11} {'discrete (s)':>13} {'naive integrate (s)':>20} "
           f"{'ratio naive/derive':>19}")

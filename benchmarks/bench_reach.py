@@ -1,7 +1,7 @@
 """Time to construct and verify reach controls at 50 digits, d = 2…10.
 
 For each d: a random rational full-rank problem (all three methods are built, the
-cheapest is chosen and verified: ``symgauss.reach.reach``) and a rank-⌈d/2⌉ problem
+cheapest is chosen and verified: ``symgauss.questions.reach.controls.reach``) and a rank-⌈d/2⌉ problem
 (polar). "verify" is the ball-arithmetic enclosure of the stored rational controls;
 the baseline is re-integrating the same controls with the high-precision Taylor solver
 (``hpsolve.solve_moments`` at 50 digits), measured in the same run; the ratio is
@@ -17,8 +17,8 @@ import time
 from fractions import Fraction
 
 from symgauss import Problem
-from symgauss.hpsolve import solve_moments
-from symgauss.reach import reach, verify
+from symgauss.integrate.high_precision import solve_moments
+from symgauss.questions.reach.controls import reach, verify
 
 DIGITS = 50
 

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from symgauss import load_problem
-from symgauss.hpsolve import solve_moments
+from symgauss.integrate.high_precision import solve_moments
 
 
 def _flat(sol, n):

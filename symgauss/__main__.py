@@ -1,3 +1,3 @@
-from .cli import entry_point
+from symgauss.cli.main import entry_point
 
 entry_point()

@@ -21,3 +21,5 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+collect_ignore = ["vulture_whitelist.py"]  # a list of names for vulture, not Python to run

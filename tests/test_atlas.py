@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symgauss import Problem
-from symgauss.atlas import AtlasSpec, load_spec, parse_spec, run_atlas
-from symgauss.cli import main
-from symgauss.errors import BlowUpError, ProblemError, SymgaussError
-from symgauss.numbers import loads_exact
-from symgauss.regime import classify
+from symgauss.atlas.run import run_atlas
+from symgauss.atlas.spec import AtlasSpec, load_spec, parse_spec
+from symgauss.cli.main import main
+from symgauss.kernel.errors import BlowUpError, ProblemError, SymgaussError
+from symgauss.kernel.numbers import loads_exact
+from symgauss.questions.regime.classify import classify
 
 EXAMPLES = files("symgauss") / "examples"
 
@@ -85,7 +86,7 @@ def test_classify_scalar_t_star_agrees_with_integration():
         r = classify(p, digits=20)
         assert r.kind == "blow-up" and r.level == "exact"
         t = float(r.t_star)
-        from symgauss.floatsolve import solve_moments_float
+        from symgauss.integrate.float_solver import solve_moments_float
         solve_moments_float(p, Fraction(t * (1 - 1e-4)).limit_denominator(10 ** 12))
         with pytest.raises(BlowUpError):
             solve_moments_float(p, Fraction(t * (1 + 1e-3)).limit_denominator(10 ** 12))
@@ -139,7 +140,8 @@ def test_d2_sweep_on_a_two_worker_dask_cluster(tmp_path):
 
 def test_unreachable_scheduler_is_one_clear_error(tmp_path, monkeypatch):
     import socket
-    from symgauss import atlas
+
+    from symgauss.atlas import run as atlas
     monkeypatch.setattr(atlas, "CONNECT_TIMEOUT", "1s")
     with socket.socket() as sock:        # a free port nobody listens on
         sock.bind(("127.0.0.1", 0))
@@ -184,7 +186,7 @@ def test_resume_computes_only_the_missing_cells(tmp_path):
 
 
 def test_an_interrupted_sweep_keeps_what_finished(tmp_path, monkeypatch):
-    from symgauss import regime
+    from symgauss.questions.regime import classify as regime
     spec = parse_spec({"problem": {"cov0": [[1]], "V": [[1]], "B": [[1]]},
                        "axes": [{"vary": ["A", 0, 0], "grid": {"from": -2, "to": 2, "steps": 9}}]})
     real, calls = regime.classify, []
@@ -329,9 +331,9 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys):
     assert main(["atlas", str(spec), "--workers", "-1"]) == 2
 
 
-# --- beyond diagonal: symgauss.blowup and symgauss.stability -----------------------------------
+# --- beyond diagonal: symgauss.questions.blowup.decide and symgauss.questions.stability.certify -----------------------------------
 def test_general_d2_cells_agree_with_integration_and_the_equilibrium_equation():
-    from symgauss.floatsolve import solve_moments_float
+    from symgauss.integrate.float_solver import solve_moments_float
     base = dict(cov0=[[1, "1/3"], ["1/3", 1]], A=[[1, "1/2"], [0, 1]], B=[[1, 0], [0, 2]])
     up = Problem(V=[[1, 0], [0, 1]], **base)
     r = classify(up, digits=20, certify=False)
@@ -352,7 +354,7 @@ def test_general_d2_cells_agree_with_integration_and_the_equilibrium_equation():
 
 
 def test_certificates_are_written_per_cell_and_check(tmp_path):
-    from symgauss.checker import check_file
+    from symgauss.kernel.checker import check_file
     spec = parse_spec({"problem": {"cov0": [[1]], "V": [[1]], "B": [[1]]},
                        "certificates": True,
                        "axes": [{"vary": ["A", 0, 0], "grid": {"from": -1, "to": 1, "steps": 3}},
@@ -371,9 +373,9 @@ def test_certificates_are_written_per_cell_and_check(tmp_path):
     ([[-1, 0], [0, -2]], [[1, 0], [0, 1]], [[1, 0], [0, 2]], True),
 ])
 def test_diagonal_stability_agrees_with_the_stability_module(V, B, A, stable):
-    """The exact off-diagonal test of the diagonal path against symgauss.stability.certify
+    """The exact off-diagonal test of the diagonal path against symgauss.questions.stability.certify.certify
     (the linearisation on all of Sym(2), an independent computation)."""
-    from symgauss.stability import certify
+    from symgauss.questions.stability.certify import certify
     p = Problem(cov0=[[2, 0], [0, "1/2"]], A=A, V=V, B=B)
     r = classify(p)
     assert r.kind == ("stable-equilibrium" if stable else "bounded")
@@ -397,7 +399,7 @@ def test_linear_flows_follow_the_spectrum_of_A():
 
 def test_heat_map_of_every_kind_of_cell(tmp_path):
     """Synthetic cells (all regimes, an error, unproved levels): the map is drawn, both formats."""
-    from symgauss.atlas_plot import COLOURS, plot_atlas
+    from symgauss.atlas.plot import COLOURS, plot_atlas
     spec = parse_spec({"problem": {"cov0": [[1]]},
                        "axes": [{"vary": ["A", 0, 0], "grid": {"from": 0, "to": 1, "steps": 3}},
                                 {"vary": ["V", 0, 0], "grid": {"from": 0, "to": 2, "steps": 3}}]})

@@ -16,11 +16,11 @@ import pytest
 import sympy as sp
 
 from symgauss import Problem, load_problem
-from symgauss.blowup import decide_blowup
-from symgauss.blowup_closed import closed_form
-from symgauss.blowup_enclosure import certify_root, first_root, riccati_data
-from symgauss.errors import ProblemError, UnsupportedError
-from symgauss.hpsolve import solve_moments
+from symgauss.integrate.high_precision import solve_moments
+from symgauss.kernel.errors import ProblemError, UnsupportedError
+from symgauss.questions.blowup.closed_form import closed_form
+from symgauss.questions.blowup.decide import decide_blowup
+from symgauss.questions.blowup.enclosure import certify_root, first_root, riccati_data
 
 EX = Path(__file__).resolve().parents[1] / "symgauss" / "examples"
 Q = sp.Matrix([[sp.Rational(3, 5), sp.Rational(-4, 5)], [sp.Rational(4, 5), sp.Rational(3, 5)]])
@@ -77,7 +77,7 @@ def test_threshold_rotated_is_detected_as_decoupled_and_by_riccati():
     cf = closed_form(p)
     assert cf is not None and cf.family == "decoupled" and cf.regime == "decay"
     # the Riccati path alone (Lyapunov limit G∞) reaches the same verdict
-    from symgauss.blowup import _riccati_decision
+    from symgauss.questions.blowup.decide import _riccati_decision
     r = _riccati_decision(p, riccati_data(p), 20, False, False)
     assert r.regime == "decay" and r.level == "exact"
 
@@ -129,7 +129,7 @@ def test_general_A_riccati_agrees_with_moment_ode():
     # the moment ODE at 0.9 T*: Σ finite; beyond T*: hpsolve reports blow-up
     t = Fraction(r.t_star[:20])
     solve_moments(p, t * Fraction(9, 10), digits=10)
-    from symgauss.errors import BlowUpError
+    from symgauss.kernel.errors import BlowUpError
     with pytest.raises(BlowUpError):
         solve_moments(p, t * Fraction(11, 10), digits=10)
 
@@ -147,7 +147,7 @@ def test_rank_deficient_general_A_root_matches_square_root_form():
 def test_general_V_bracket_contains_closed_form():
     p = Problem(cov0=[[1, 0], [0, 1]], A=[[0, 0], [0, 0]], V=[[1, 0], [0, 2]],
                 B=[[1, 0], [0, 1]])                               # modes: T = 1/2, 1/4
-    from symgauss.blowup import _general_decision
+    from symgauss.questions.blowup.decide import _general_decision
     r = _general_decision(p, 12, False, False)
     lo, hi = (Fraction(x) for x in r.bracket)
     assert r.regime == "blow-up" and r.level == "rigorous" and lo <= Fraction(1, 4) <= hi
@@ -184,7 +184,7 @@ def test_bad_input():
 
 
 def test_cli_json(capsys):
-    from symgauss.cli import main
+    from symgauss.cli.main import main
     assert main(["blowup", str(EX / "scalar_blowup.json"), "--json", "--digits", "50"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["blows_up"] is True and out["certified"] is True and out["level"] == "exact"
@@ -204,7 +204,7 @@ def test_cli_json(capsys):
             B=rot([[1, 0], [0, 5]])),                              # rotated, rank 1
 ])
 def test_projective_fifty_digits_against_closed_form(p):
-    from symgauss.blowup_general import projective_t_star
+    from symgauss.questions.blowup.projective import projective_t_star
     cf = closed_form(p)
     assert cf is not None and cf.regime == "blow-up" and riccati_data(p) is None
     t, _ = projective_t_star(p, digits=50)
@@ -214,7 +214,7 @@ def test_projective_fifty_digits_against_closed_form(p):
 
 
 def test_general_V_reports_two_agreeing_methods():
-    from symgauss.blowup import _general_decision
+    from symgauss.questions.blowup.decide import _general_decision
     p = Problem(cov0=[[1, 1], [1, 1]], V=[[2, 1], [1, 2]], B=[[1, 0], [0, 3]],
                 A=[[0, 1], [-1, 0]])
     r = _general_decision(p, 20, False, False)

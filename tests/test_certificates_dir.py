@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from symgauss.checker import check_file
+from symgauss.kernel.checker import check_file
 
 FILES = sorted((Path(__file__).resolve().parents[1] / "certificates").glob("*.json"))
 

@@ -6,7 +6,8 @@ independent batches (so it includes every source of sampling noise).
 import numpy as np
 import sympy as sp
 
-from symgauss.derive import derive_closure, gaussian_log_mgf, sym_vector, tilted_mean
+from symgauss.closure.derive import derive_closure
+from symgauss.closure.gaussian import gaussian_log_mgf, sym_vector, tilted_mean
 
 N_SIGMAS = 5
 RATS = lambda rows: sp.Matrix([[sp.Rational(v) for v in r] for r in rows])  # noqa: E731

@@ -7,9 +7,10 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symgauss import derive_closure, moments
-from symgauss.errors import ProblemError
-from symgauss.problem import Head, Params
+from symgauss import derive_closure
+from symgauss.kernel.errors import ProblemError
+from symgauss.model import moments
+from symgauss.model.problem import Head, Params
 
 
 def _rational_point(symbols, seed):
@@ -189,7 +190,7 @@ def test_mixture_witness():
 
 # --- CLI ---------------------------------------------------------------------------------
 def test_cli_json_and_errors(capsys):
-    from symgauss.cli import main
+    from symgauss.cli.main import main
     assert main(["derive", "--dim", "2", "--heads", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "proved" and out["level"] == "exact" and out["dim"] == 2
@@ -207,7 +208,7 @@ def test_cli_json_and_errors(capsys):
 
 
 def test_cli_human(capsys):
-    from symgauss.cli import main
+    from symgauss.cli.main import main
     assert main(["derive", "--dim", "1", "--discrete"]) == 0
     out = capsys.readouterr().out
     assert "status: proved" in out and "Σ_next" in out

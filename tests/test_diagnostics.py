@@ -3,9 +3,14 @@ import numpy as np
 import pytest
 from scipy import integrate, special
 
-from symgauss.diagnostics import (_gauss_w2_sq_sorted, gaussianity, mardia,
-                                  mmd2_to_standard_gaussian, whiten)
-from symgauss.errors import ProblemError
+from symgauss.kernel.errors import ProblemError
+from symgauss.tokens.diagnostics import (
+    _gauss_w2_sq_sorted,
+    gaussianity,
+    mardia,
+    mmd2_to_standard_gaussian,
+    whiten,
+)
 
 N = 2000
 

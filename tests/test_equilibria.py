@@ -7,14 +7,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symgauss import Problem
-from symgauss.cli import main
-from symgauss.equilibria import (bias_for_mean, find_equilibria, lyapunov_exact, mean_fixed_point)
-from symgauss.errors import UnsupportedError
-from symgauss.linearise import exact_matrix, exact_params, residual_exact
-from symgauss.problem_file import load_problem
+from symgauss.cli.main import main
+from symgauss.kernel.errors import UnsupportedError
+from symgauss.model.linearise import exact_matrix, exact_params, residual_exact
+from symgauss.model.problem_file import load_problem
+from symgauss.questions.equilibria.lyapunov import bias_for_mean, lyapunov_exact, mean_fixed_point
+from symgauss.questions.equilibria.search import find_equilibria
 
 EX = Path(__file__).resolve().parents[1] / "symgauss" / "examples"
 
@@ -91,7 +93,7 @@ def test_general3_rigorous_enclosure():
     assert e.level == "rigorous" and e.rank == 3 and e.radius < Fraction(1, 10 ** 25)
     assert e.stable is True
     # the residual at the centre is tiny, and the float flow from cov0 converges there
-    from symgauss.floatsolve import solve_moments_float
+    from symgauss.integrate.float_solver import solve_moments_float
     sol = solve_moments_float(p, 20)
     C = np.array([[float(x) for x in r] for r in e.cov])
     assert np.max(np.abs(np.array(sol.cov, dtype=float) - C)) < 1e-8
@@ -159,6 +161,7 @@ def test_d0_rejected_at_load(tmp_path, capsys):
 def test_newton_refinement_declines_a_singular_linearisation():
     """A non-isolated equilibrium (here: zero parameters, every Σ is one) is skipped, not a crash."""
     import numpy as np
-    from symgauss.equilibria import _newton_mp
+
+    from symgauss.questions.equilibria.newton import _newton_mp
     p = Problem(cov0=[[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     assert _newton_mp(p.params, np.eye(3), 20) is None

@@ -10,10 +10,11 @@ import pytest
 import sympy as sp
 
 from symgauss import Problem
-from symgauss.cli import main
-from symgauss.equilibria import _general, find_equilibria
-from symgauss.equilibria_exact2 import _Root, _sign, equations, solve_d2
-from symgauss.linearise import exact_matrix, linearisation_num, numeric_params, residual_exact
+from symgauss.cli.main import main
+from symgauss.model.linearise import exact_matrix, linearisation_num, numeric_params, residual_exact
+from symgauss.questions.equilibria.groebner_d2 import _Root, _sign, equations, solve_d2
+from symgauss.questions.equilibria.newton import newton_candidates
+from symgauss.questions.equilibria.search import find_equilibria
 
 IRRATIONAL = Problem(cov0=[[1, 0], [0, 1]], A=[[1, 0], [0, 2]], V=[[-1, 1], [0, -1]],
                      B=[[1, 0], [0, 1]])
@@ -43,7 +44,7 @@ def test_designed_rational_equilibrium_is_found_exactly(S, V, B, k):
     # the stability answer is the exact route's (a certificate the checker re-verifies)
     e = hits[0]
     if e.stable is not None:
-        from symgauss.checker import check_certificate
+        from symgauss.kernel.checker import check_certificate
         assert check_certificate(e.stability.certificate).ok
     # every rational solution reported has an exactly zero residual
     for s in solve_d2(p).solutions:
@@ -87,10 +88,10 @@ def test_irrational_equilibrium_exact_residual_and_newton_agreement():
         a, b = (sp.Rational(v.numerator, v.denominator) for v in ent.interval)
         assert m.count_roots(a, b) == 1 and a <= sp.Rational(ent.decimal) <= b
     # agreement with the Newton + Newton–Kantorovich route (independent)
-    from symgauss.equilibria import _enclose
-    newton = _general(IRRATIONAL, 30)
+    from symgauss.questions.equilibria.newton import enclose
+    newton = newton_candidates(IRRATIONAL, 30)
     assert len(newton) == 1
-    C, radius, _ = _enclose(IRRATIONAL, newton[0], 30)
+    C, radius, _ = enclose(IRRATIONAL, newton[0], 30)
     for (i, j), ent in zip(((0, 0), (0, 1), (1, 1)), sol.entries):
         assert abs(Fraction(ent.decimal) - Fraction(str(C[i, j]))) < radius + Fraction(1, 10**28)
 
@@ -130,7 +131,7 @@ def test_count_agrees_with_newton_on_random_small_integer_problems(seed):
         return
     assert res.status == "solved"
     pd = [s for s in res.solutions if s.psd and s.rank == 2]
-    newton = _general(p, 20)
+    newton = newton_candidates(p, 20)
     assert len(newton) == len(pd)
     for S in newton:  # each Newton equilibrium is one of the exact ones
         assert any(max(abs(float(S[i, j]) - float(Fraction(t[i][j]))) for i in range(2)

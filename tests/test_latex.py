@@ -4,10 +4,12 @@ import warnings
 
 import pytest
 import sympy as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symgauss import Problem
-from symgauss import latex as L
+from symgauss.reporting import latex as L
+from symgauss.reporting import printer as P
 
 needs_pdflatex = pytest.mark.skipif(
     shutil.which("pdflatex") is None,
@@ -17,70 +19,70 @@ A, S, V, B = (sp.MatrixSymbol(n, 2, 2) for n in ("A", "Σ", "V", "B"))
 
 
 def test_covariance_rhs_prints_sigma_and_top():
-    assert L.latex(A * S + S * A.T + V * S * B * S + S * B.T * S * V.T) == \
+    assert P.latex(A * S + S * A.T + V * S * B * S + S * B.T * S * V.T) == \
         "A \\Sigma + V \\Sigma B \\Sigma + \\Sigma A^{\\top} + \\Sigma B^{\\top} \\Sigma V^{\\top}"
 
 
 def test_transpose_of_a_product_gets_parentheses():
-    assert L.latex(sp.Transpose(A * S)) == "\\left(A \\Sigma\\right)^{\\top}"
-    assert L.latex(sp.Transpose(sp.MatAdd(A, S, evaluate=False))) == \
+    assert P.latex(sp.Transpose(A * S)) == "\\left(A \\Sigma\\right)^{\\top}"
+    assert P.latex(sp.Transpose(sp.MatAdd(A, S, evaluate=False))) == \
         "\\left(A + \\Sigma\\right)^{\\top}"
 
 
 def test_rational_matrix_uses_tfrac_and_pmatrix():
     M = sp.Matrix([[1, sp.Rational(-1, 3)], [sp.Rational(5, 2), 0]])
-    assert L.latex(M) == "\\begin{pmatrix}1 & -\\tfrac{1}{3}\\\\\\tfrac{5}{2} & 0\\end{pmatrix}"
+    assert P.latex(M) == "\\begin{pmatrix}1 & -\\tfrac{1}{3}\\\\\\tfrac{5}{2} & 0\\end{pmatrix}"
 
 
 def test_rational_outside_matrix_is_frac():
-    assert L.latex(sp.Rational(1, 3)) == "\\frac{1}{3}"
+    assert P.latex(sp.Rational(1, 3)) == "\\frac{1}{3}"
 
 
 def test_exact_text_matrix_is_read_exactly():
-    assert L.latex([["0.3", "1/3"], [-2, "1e-2"]]) == \
+    assert P.latex([["0.3", "1/3"], [-2, "1e-2"]]) == \
         "\\begin{pmatrix}\\tfrac{3}{10} & \\tfrac{1}{3}\\\\-2 & \\tfrac{1}{100}\\end{pmatrix}"
 
 
 def test_unicode_symbol_names():
-    assert L.latex(sp.Symbol("σ")) == "\\sigma"
-    assert L.latex(sp.Symbol("Σ_0")) == "\\Sigma_{0}"
-    assert L.latex(sp.Symbol("λ") * sp.Symbol("β")) == "\\beta \\lambda"
+    assert P.latex(sp.Symbol("σ")) == "\\sigma"
+    assert P.latex(sp.Symbol("Σ_0")) == "\\Sigma_{0}"
+    assert P.latex(sp.Symbol("λ") * sp.Symbol("β")) == "\\beta \\lambda"
 
 
 def test_long_decimals_are_shortened_with_exponent():
-    assert L.number("0.25000000000000000000000000000001", digits=6) == "0.25000\\ldots"
-    assert L.number("1.5e-40") == "1.5 \\times 10^{-40}"
-    assert L.number("-7") == "-7"
+    assert P.number("0.25000000000000000000000000000001", digits=6) == "0.25000\\ldots"
+    assert P.number("1.5e-40") == "1.5 \\times 10^{-40}"
+    assert P.number("-7") == "-7"
 
 
 def test_escape_text_specials_and_math():
-    assert L.escape_text("a_b & 50% #1 {x}") == "a\\_b \\& 50\\% \\#1 \\{x\\}"
-    assert L.escape_text("P ≻ 0, Σᵀ = Σ") == "P $\\succ$ 0, $\\Sigma^{\\top}$ = $\\Sigma$"
-    assert L.escape_text("A₁") == "A$_{1}$"
+    assert P.escape_text("a_b & 50% #1 {x}") == "a\\_b \\& 50\\% \\#1 \\{x\\}"
+    assert P.escape_text("P ≻ 0, Σᵀ = Σ") == "P $\\succ$ 0, $\\Sigma^{\\top}$ = $\\Sigma$"
+    assert P.escape_text("A₁") == "A$_{1}$"
 
 
 @given(st.text(max_size=40))
 @settings(max_examples=200, deadline=None)
 def test_escape_text_is_ascii_with_no_bare_specials(s):
-    out = L.escape_text(s)
+    out = P.escape_text(s)
     assert out.isascii()
     stripped = out.replace("\\&", "").replace("\\%", "").replace("\\#", "")
     assert "&" not in stripped and "%" not in stripped and "#" not in stripped
 
 
 def test_level_tag():
-    assert L.level_tag("exact") == "\\fbox{\\textsf{\\small exact}}"
-    assert L.level_tag(None) == "\\fbox{\\textsf{\\small unknown}}"
+    assert P.level_tag("exact") == "\\fbox{\\textsf{\\small exact}}"
+    assert P.level_tag(None) == "\\fbox{\\textsf{\\small unknown}}"
 
 
 def test_repr_latex_delegates_to_printer():
-    assert L.repr_latex(sp.Symbol("σ")) == "$$\\sigma$$"
+    assert P.repr_latex(sp.Symbol("σ")) == "$$\\sigma$$"
 
 
 def test_problem_block():
     p = Problem(cov0=[[1, 0], [0, "1/2"]], A=[[1, 0], [0, 3]], V=[[-1, 0], [0, -1]],
                 B=[[1, 0], [0, 1]])
-    tex = L.problem_block(p)
+    tex = P.problem_block(p)
     assert "A = \\begin{pmatrix}1 & 0\\\\0 & 3\\end{pmatrix}" in tex
     assert "\\Sigma_0 = \\begin{pmatrix}1 & 0\\\\0 & \\tfrac{1}{2}\\end{pmatrix}" in tex
 
@@ -114,7 +116,7 @@ def _all_builders():
                       "rate": "1/2", "cov": [["1", "0"], ["0", "1/3"]]},
             "witness": {"P": [["1/2", "0"], ["0", "1/6"]], "pivots": ["1/2", "1/6"]}}
     return "\n".join([
-        L.problem_block(p),
+        P.problem_block(p),
         L.closure_section(_Closure()),
         L.equilibria_section([{"cov": [["1", "0"], ["0", "1/3"]], "mean": ["-1", "0"],
                                "rank": 2, "level": "exact", "stable": True}]),
@@ -150,7 +152,7 @@ def test_all_builders_compile(tmp_path):
 def test_compile_error_names_first_error_line(tmp_path):
     path = tmp_path / "bad.tex"
     path.write_text(L.document("bad", "\\nosuchcommand{x}"))
-    with pytest.raises(L.LatexError, match="Undefined control sequence"):
+    with pytest.raises(P.LatexError, match="Undefined control sequence"):
         L.compile_pdf(path)
 
 
@@ -166,7 +168,7 @@ def test_missing_pdflatex_returns_none_with_reason(tmp_path, monkeypatch):
 
 
 def test_compile_missing_file_is_a_clear_error(tmp_path):
-    with pytest.raises(L.LatexError, match="no such LaTeX file"):
+    with pytest.raises(P.LatexError, match="no such LaTeX file"):
         L.compile_pdf(tmp_path / "nope.tex")
 
 

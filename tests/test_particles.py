@@ -8,11 +8,16 @@ import numpy as np
 import pytest
 
 from symgauss import Problem
-from symgauss.cli import main
-from symgauss.errors import ProblemError
-from symgauss.experiments import (compare_particles, layer_map_series, run_regime_experiment,
-                                  run_relu_experiment, standard_errors)
-from symgauss.particles import FloatParams, attention, attention_direct, simulate, velocity
+from symgauss.cli.main import main
+from symgauss.kernel.errors import ProblemError
+from symgauss.tokens.experiments import (
+    compare_particles,
+    layer_map_series,
+    run_regime_experiment,
+    run_relu_experiment,
+    standard_errors,
+)
+from symgauss.tokens.simulate import FloatParams, attention, attention_direct, simulate, velocity
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "symgauss" / "examples"
 

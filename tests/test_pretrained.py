@@ -8,9 +8,12 @@ torch = pytest.importorskip("torch", reason="the 'ml' extra (torch) is not insta
 transformers = pytest.importorskip("transformers",
                                    reason="the 'ml' extra (transformers) is not installed")
 
-from symgauss.cli import main  # noqa: E402
-from symgauss.pretrained import (hidden_states_from_gaussian, load_encoder,  # noqa: E402
-                                 run_pretrained_experiment)
+from symgauss.cli.main import main  # noqa: E402
+from symgauss.tokens.pretrained import (
+    hidden_states_from_gaussian,
+    load_encoder,
+    run_pretrained_experiment,
+)
 
 
 @pytest.fixture(scope="module")

@@ -13,10 +13,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symgauss import Problem, loads_problem
-from symgauss.cli import main
-from symgauss.errors import (DimensionError, DurationError, InputFormatError, NotPSDError,
-                             NumberFormatError, ProblemError, SymmetryError, UnknownKeyError)
-from symgauss.numbers import parse_rational
+from symgauss.cli.main import main
+from symgauss.kernel.errors import (
+    DimensionError,
+    DurationError,
+    InputFormatError,
+    NotPSDError,
+    NumberFormatError,
+    ProblemError,
+    SymmetryError,
+    UnknownKeyError,
+)
+from symgauss.kernel.numbers import parse_rational
 
 
 @pytest.mark.parametrize("text,value", [

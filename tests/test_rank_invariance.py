@@ -3,9 +3,9 @@ import flint
 import pytest
 
 from symgauss import Problem
-from symgauss.errors import ProblemError
-from symgauss.hpsolve import solve_moments
-from symgauss.rank_invariance import rank_invariance
+from symgauss.closure.rank_invariance import rank_invariance
+from symgauss.integrate.high_precision import solve_moments
+from symgauss.kernel.errors import ProblemError
 
 
 @pytest.mark.parametrize("d,r", [(1, 1), (2, 1), (3, 2)])

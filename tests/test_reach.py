@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symgauss import Problem
-from symgauss.cli import main
-from symgauss.errors import ProblemError, UnsupportedError
-from symgauss.exact import rank
-from symgauss.hpsolve import solve_moments
-from symgauss.numbers import parse_rational
-from symgauss.reach import METHODS, construct, energy, reach
+from symgauss.cli.main import main
+from symgauss.integrate.high_precision import solve_moments
+from symgauss.kernel.errors import ProblemError, UnsupportedError
+from symgauss.kernel.exact import rank
+from symgauss.kernel.numbers import parse_rational
+from symgauss.questions.reach.controls import METHODS, construct, energy, reach
 
 TOL = Fraction(1, 10 ** 40)
 R = [["3/5", "-4/5"], ["4/5", "3/5"]]          # a rational rotation
@@ -24,7 +24,7 @@ ROTATED = [["149/45", "64/15"], ["64/15", "29/5"]]   # R diag(9, 1/9) Rᵀ, chec
 
 
 def _example(name):
-    from symgauss.problem_file import load_problem
+    from symgauss.model.problem_file import load_problem
     return load_problem(resources.files("symgauss") / "examples" / name)
 
 
@@ -192,7 +192,7 @@ def test_cli_text_and_files(tmp_path, capsys):
     assert code == 0 and "reachable: yes" in out
     code, out, _ = _run(capsys, ["check", str(cert)])
     assert code == 0 and "VERIFIED" in out
-    from symgauss.problem_file import load_problem
+    from symgauss.model.problem_file import load_problem
     assert load_problem(ctl).controls is not None
 
 
@@ -236,7 +236,7 @@ def test_verify_falls_back_to_taylor_for_nonlinear_pieces():
     """A = 0, V = 1, B = 1/4, σ0 = 1, m0 = 1 (d = 1): σ(t) = 1/(1 − t/2) and
     m(t) = e^t / sqrt(1 − t/2), so at t = 1 the state is (e√2, 2); the piece enters with a
     non-zero mean, which the ball-arithmetic enclosure does not cover."""
-    from symgauss.reach import verify
+    from symgauss.questions.reach.controls import verify
     with mpmath.workdps(70):
         m1 = mpmath.nstr(mpmath.e * mpmath.sqrt(2), 65)
     p = Problem(cov0=[[1]], mean0=[1], target={"mean": [m1], "cov": [[2]]})

@@ -7,21 +7,20 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-
 from _mutation import leaves, set_leaf
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symgauss import Problem
-from symgauss.checker import check_certificate, check_file
-from symgauss.checker.common import read_problem
-from symgauss.reach import make_certificate
+from symgauss.kernel.checker import check_certificate, check_file
+from symgauss.kernel.read import read_problem
+from symgauss.questions.reach.controls import make_certificate
 
 CERTS = Path(__file__).resolve().parent.parent / "certificates"
 
 
 def _example(name):
-    from symgauss.problem_file import load_problem
+    from symgauss.model.problem_file import load_problem
     return load_problem(resources.files("symgauss") / "examples" / name)
 
 
@@ -47,7 +46,7 @@ def _rehash(cert):
 
 
 def _roundtrip(cert):
-    from symgauss.numbers import loads_exact
+    from symgauss.kernel.numbers import loads_exact
     return loads_exact(json.dumps(cert))
 
 
@@ -161,7 +160,7 @@ def test_garbage_never_crashes(geodesic_cert, attention_cert, unreachable_cert, 
 
 def _same_number(a, b) -> bool:
     """A mutation that writes the same number in other words ("00" for "0") changes nothing."""
-    from symgauss.numbers import parse_rational
+    from symgauss.kernel.numbers import parse_rational
     try:
         return parse_rational(a, "a") == parse_rational(b, "b")
     except (ValueError, TypeError):

@@ -23,3 +23,14 @@ def test_ci_runs_the_readme_test_command_word_for_word():
     ci = (ROOT / ".ci" / "run").read_text()
     assert tests.strip() in ci
     assert '"$rc" -eq 5' in ci  # pytest's "no tests collected" is a failure
+
+
+def test_readme_python_session_runs_and_says_what_it_claims():
+    """The README's Python session runs, and each commented result is what it prints."""
+    block = re.search(r"```python\n(.+?)\n```", (ROOT / "README.md").read_text(), flags=re.S)
+    assert block, "the README has no Python session"
+    namespace = {}
+    exec(compile(block.group(1), "README.md", "exec"), namespace)  # noqa: S102 (our own README)
+    sg = namespace["sg"]
+    assert sg.equilibria(namespace["p"])[0].cov == (("1", "0"), ("0", "3"))
+    assert sg.check(namespace["cert"]).status == "verified"

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from symgauss.latex import LEVELS, PACKAGES, used_packages
+from symgauss.kernel.verdict import LEVELS
+from symgauss.reporting.latex import PACKAGES, used_packages
 
 needs_pdflatex = pytest.mark.skipif(
     shutil.which("pdflatex") is None,

@@ -1,8 +1,8 @@
 """The high-precision moment solver against closed forms and an independent float integrator."""
 import json
-from importlib.resources import files
 import subprocess
 import sys
+from importlib.resources import files
 
 import mpmath
 import numpy as np
@@ -11,8 +11,8 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 
 from symgauss import BlowUpError, Problem, load_problem
-from symgauss.floatsolve import solve_moments_float
-from symgauss.hpsolve import solve_moments
+from symgauss.integrate.float_solver import solve_moments_float
+from symgauss.integrate.high_precision import solve_moments
 
 
 def _example(name):

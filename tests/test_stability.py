@@ -8,17 +8,30 @@ from pathlib import Path
 import flint
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symgauss import Problem
-from symgauss.checker import check_certificate, check_file
-from symgauss.cli import main
-from symgauss.linearise import (exact_matrix, linearisation_exact, linearisation_num,
-                                numeric_params, residual_exact, structured_N, svec,
-                                to_float_matrix)
-from symgauss.problem_file import load_problem
-from symgauss.stability import (certify, common_lyapunov, common_lyapunov_certificate,
-                                instability_evidence, lyapunov_witness, opposite_sign_regime)
+from symgauss.cli.main import main
+from symgauss.kernel.checker import check_certificate, check_file
+from symgauss.model.linearise import (
+    exact_matrix,
+    linearisation_exact,
+    linearisation_num,
+    numeric_params,
+    residual_exact,
+    structured_N,
+    svec,
+    to_float_matrix,
+)
+from symgauss.model.problem_file import load_problem
+from symgauss.questions.stability.certify import certify, opposite_sign_regime
+from symgauss.questions.stability.robust import common_lyapunov_certificate
+from symgauss.questions.stability.witness import (
+    common_lyapunov,
+    instability_evidence,
+    lyapunov_witness,
+)
 
 EX = Path(__file__).resolve().parents[1] / "symgauss" / "examples"
 small = st.integers(-3, 3)
@@ -174,8 +187,9 @@ def test_multihead_equals_single_head_structure():
 # --- robust certificate for a box of parameters ---------------------------------------------
 
 def _robust_problem():
-    from symgauss import load_problem
     from importlib.resources import files
+
+    from symgauss import load_problem
     return load_problem(files("symgauss") / "examples" / "stable_diag.json")
 
 
@@ -187,9 +201,10 @@ def test_robust_global_certificate_checks_and_holds_inside_the_box():
     import json
 
     import numpy as np
-    from symgauss.checker import check_certificate
-    from symgauss.numbers import loads_exact
-    from symgauss.stability import robust_global_certificate
+
+    from symgauss.kernel.checker import check_certificate
+    from symgauss.kernel.numbers import loads_exact
+    from symgauss.questions.stability.robust import robust_global_certificate
     cert = robust_global_certificate(_robust_problem(), ROBUST_BOX)
     assert check_certificate(loads_exact(json.dumps(cert))).ok
     # independent float check at random interior points: AZ + ZAᵀ − 2gZ ≻ 0
@@ -214,9 +229,10 @@ def test_robust_global_certificate_checks_and_holds_inside_the_box():
 def test_robust_global_mutations_are_not_accepted(edit):
     import copy
     import json
-    from symgauss.checker import check_certificate
-    from symgauss.numbers import loads_exact
-    from symgauss.stability import robust_global_certificate
+
+    from symgauss.kernel.checker import check_certificate
+    from symgauss.kernel.numbers import loads_exact
+    from symgauss.questions.stability.robust import robust_global_certificate
     cert = copy.deepcopy(robust_global_certificate(_robust_problem(), ROBUST_BOX))
     edit(cert)
     v = check_certificate(loads_exact(json.dumps(cert)))
@@ -228,7 +244,8 @@ def test_certify_cli_with_a_box(tmp_path):
     import io
     import json
     from importlib.resources import files
-    from symgauss.cli import main
+
+    from symgauss.cli.main import main
     box = tmp_path / "box.json"
     box.write_text(json.dumps(ROBUST_BOX))
     out = tmp_path / "robust.json"
@@ -252,8 +269,9 @@ def test_certify_cli_with_a_box(tmp_path):
 
 def _in_range_cert():
     from importlib.resources import files
+
     from symgauss import load_problem
-    from symgauss.stability import certify
+    from symgauss.questions.stability.certify import certify
     res = certify(load_problem(files("symgauss") / "examples" / "rank_deficient.json"))
     assert res.status == "verified", res.reason
     return res.certificate
@@ -264,8 +282,9 @@ def test_rank_deficient_cov0_is_certified_in_its_invariant_range():
     from fractions import Fraction
 
     import numpy as np
-    from symgauss.checker import check_certificate
-    from symgauss.numbers import loads_exact
+
+    from symgauss.kernel.checker import check_certificate
+    from symgauss.kernel.numbers import loads_exact
     cert = _in_range_cert()
     assert cert["kind"] == "stable-equilibrium-in-range"
     assert check_certificate(loads_exact(json.dumps(cert))).ok
@@ -274,8 +293,10 @@ def test_rank_deficient_cov0_is_certified_in_its_invariant_range():
     U = np.array([[float(Fraction(x)) for x in r] for r in cert["claim"]["basis"]])
     S = np.array([[float(Fraction(x)) for x in r] for r in cert["claim"]["reduced"]["cov"]])
     Sigma = U @ S @ U.T
-    from symgauss import load_problem, solve_moments_float
     from importlib.resources import files
+
+    from symgauss import load_problem
+    from symgauss import solve_float as solve_moments_float
     p = load_problem(files("symgauss") / "examples" / "rank_deficient.json")
     A, V, B = (np.array(M.tolist(), dtype=float) for M in (p.A, p.V, p.B))
     F = A @ Sigma + Sigma @ A.T + V @ Sigma @ B @ Sigma + Sigma @ B.T @ Sigma @ V.T
@@ -296,8 +317,9 @@ def test_rank_deficient_cov0_is_certified_in_its_invariant_range():
 def test_in_range_mutations_are_not_accepted(edit, status):
     import copy
     import json
-    from symgauss.checker import check_certificate
-    from symgauss.numbers import loads_exact
+
+    from symgauss.kernel.checker import check_certificate
+    from symgauss.kernel.numbers import loads_exact
     cert = copy.deepcopy(_in_range_cert())
     edit(cert)
     v = check_certificate(loads_exact(json.dumps(cert)))

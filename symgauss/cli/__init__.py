@@ -1,1 +1,1 @@
-"""Sub-commands of the ``symgauss`` CLI, one module each (see :mod:`symgauss.cli`)."""
+"""Sub-commands of the ``symgauss`` CLI, one module each (see :mod:`symgauss.cli.main`)."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._common import add_json_flag, print_json
+from symgauss.cli.common import add_json_flag, print_json
 
 HELP = "regime atlas: classify every point of a 1- or 2-parameter grid (Dask, resumable)"
 DESCRIPTION = (
@@ -16,7 +16,7 @@ DESCRIPTION = (
 
 def add_arguments(p):
     p.add_argument("spec", metavar="SPEC.json",
-                   help="atlas spec: base problem, one or two axes, grid (see symgauss.atlas)")
+                   help="atlas spec: base problem, one or two axes, grid (see symgauss.atlas.run)")
     p.add_argument("--out", metavar="DIR",
                    help="output directory (default: ./atlas-<spec name>)")
     group = p.add_mutually_exclusive_group()
@@ -30,12 +30,13 @@ def add_arguments(p):
 
 
 def _workers(text):
-    from ._common import bounded_int
+    from symgauss.cli.common import bounded_int
     return None if text is None else bounded_int(text, "--workers", 0, 4096)
 
 
 def run(args) -> int:
-    from ..atlas import format_summary, load_spec, run_atlas
+    from symgauss.atlas.run import format_summary, run_atlas
+    from symgauss.atlas.spec import load_spec
     workers = _workers(args.workers)
     spec = load_spec(args.spec)
     out = Path(args.out) if args.out else Path(f"atlas-{Path(args.spec).stem}")

@@ -1,7 +1,13 @@
 """``symgauss blowup P.json [--digits D] [--no-certify] [--json]``."""
 from __future__ import annotations
 
-from ._common import add_json_flag, add_problem_argument, load, print_json, positive_digits
+from symgauss.cli.common import (
+    add_json_flag,
+    add_problem_argument,
+    load,
+    positive_digits,
+    print_json,
+)
 
 HELP = "decide finite-time blow-up of the covariance; T* to D digits, certified enclosure"
 DESCRIPTION = (
@@ -25,7 +31,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..blowup import decide_blowup
+    from symgauss.questions.blowup.decide import decide_blowup
     problem = load(args.problem)
     digits = positive_digits(args.digits)
     res = decide_blowup(problem, digits, certify=not args.no_certify)

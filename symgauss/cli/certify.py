@@ -1,9 +1,9 @@
 """``symgauss certify P.json -o FILE [--digits D] [--json]``: write a checked certificate.
 
 Order of questions for a time-invariant problem: finite-time blow-up first (when
-:mod:`symgauss.blowup` provides ``make_certificate``), else the positive-definite equilibrium and
+:mod:`symgauss.questions.blowup.decide` provides ``make_certificate``), else the positive-definite equilibrium and
 its stability. A problem with a ``target`` is a reachability question
-(:func:`symgauss.reach.make_certificate`).
+(:func:`symgauss.questions.reach.controls.make_certificate`).
 
 Exit codes: 0 certificate written (and re-checked); 1 refused — the equilibrium is unstable (the
 instability evidence is printed, and written to FILE with ``--evidence``), none exists, or
@@ -13,7 +13,13 @@ from __future__ import annotations
 
 import sys
 
-from ._common import add_json_flag, add_problem_argument, load, positive_digits, print_json
+from symgauss.cli.common import (
+    add_json_flag,
+    add_problem_argument,
+    load,
+    positive_digits,
+    print_json,
+)
 
 HELP = "write a certificate (stable equilibrium, blow-up or reachability), checked exactly"
 EXIT_REFUSED = 1
@@ -37,9 +43,10 @@ def add_arguments(p):
 
 def make(problem, digits: int, box=None):
     """(certificate or None, StabilityResult or None, reason)."""
-    from ..errors import UnsupportedError
+    from symgauss.kernel.errors import UnsupportedError
     if box is not None:
-        from ..stability import StabilityResult, robust_global_certificate
+        from symgauss.questions.stability.local import StabilityResult
+        from symgauss.questions.stability.robust import robust_global_certificate
         cert = robust_global_certificate(problem, box)
         if cert is None:
             return None, StabilityResult(
@@ -48,16 +55,16 @@ def make(problem, digits: int, box=None):
                 "robust"
         return cert, None, "robust"
     if problem.target is not None:
-        from ..reach import make_certificate as make_reach
+        from symgauss.questions.reach.controls import make_certificate as make_reach
         return make_reach(problem), None, "reachability"
     if not problem.is_time_invariant:
         raise UnsupportedError("certify: a problem with 'controls' and no target has no "
                                "certificate kind; add a target or use constant parameters")
-    from ..blowup import make_certificate as make_blowup
+    from symgauss.questions.blowup.decide import make_certificate as make_blowup
     cert = make_blowup(problem, digits=digits)
     if cert is not None:
         return cert, None, "blow-up"
-    from ..stability import certify
+    from symgauss.questions.stability.certify import certify
     res = certify(problem, digits=digits)
     return (res.certificate if res.status == "verified" else None), res, "stability"
 
@@ -66,8 +73,8 @@ def _read_box(path):
     """A box file: a JSON list of {"entry": ["A", i, j], "from": lo, "to": hi} (read exactly)."""
     from pathlib import Path
 
-    from ..errors import InputFormatError, ProblemError
-    from ..numbers import loads_exact, parse_rational
+    from symgauss.kernel.errors import InputFormatError, ProblemError
+    from symgauss.kernel.numbers import loads_exact, parse_rational
     try:
         box = loads_exact(Path(path).read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError) as exc:
@@ -91,8 +98,8 @@ def _read_box(path):
 
 
 def run(args) -> int:
-    from ..certificate import write_certificate
-    from ..checker import check_certificate
+    from symgauss.kernel.checker import check_certificate
+    from symgauss.model.certificate import write_certificate
     problem = load(args.problem)
     box = _read_box(args.box) if args.box else None
     cert, res, what = make(problem, positive_digits(args.digits), box)
@@ -123,6 +130,6 @@ def run(args) -> int:
 def _extra_outputs(args, cert) -> None:
     """Further renderings of a written certificate (e.g. ``--latex FILE``) go here."""
     if getattr(args, "latex", None):
-        from ..checker import check_certificate
-        from ..latex import write_certificate_document
+        from symgauss.kernel.checker import check_certificate
+        from symgauss.reporting.latex import write_certificate_document
         print(write_certificate_document(cert, args.latex, check_certificate(cert)))

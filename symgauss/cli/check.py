@@ -14,7 +14,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..checker import Unreadable, check_file
+    from symgauss.kernel.checker import Unreadable, check_file
     worst = 0
     for path in args.files:
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..errors import ProblemError
+from symgauss.kernel.errors import ProblemError
 
 
 def add_problem_argument(parser):
@@ -16,7 +16,7 @@ def add_json_flag(parser):
 
 
 def load(path):
-    from ..problem_file import load_problem
+    from symgauss.model.problem_file import load_problem
     return load_problem(path)
 
 

@@ -2,7 +2,7 @@
 [--attention unnormalised|sigmoid] [--data mixture] [--json]``."""
 from __future__ import annotations
 
-from ._common import add_json_flag, print_json
+from symgauss.cli.common import add_json_flag, print_json
 
 HELP = "derive the Gaussian closure from the PDE and prove it exact (or refute it)"
 
@@ -22,11 +22,11 @@ def add_arguments(p):
     p.add_argument("--data", default="gaussian", metavar="DATA",
                    help="gaussian (default) or mixture")
     add_json_flag(p)
-    # later: p.add_argument("--latex", metavar="FILE") — export via symgauss.latex.closure_section
+    # later: p.add_argument("--latex", metavar="FILE") — export via symgauss.reporting.latex.closure_section
 
 
 def _int(text, name):
-    from ..errors import ProblemError
+    from symgauss.kernel.errors import ProblemError
     try:
         return int(text)
     except ValueError:
@@ -34,8 +34,8 @@ def _int(text, name):
 
 
 def closure_from_args(args):
-    """The :class:`~symgauss.derive.Closure` the arguments ask for (shared with exporters)."""
-    from ..derive import derive_closure
+    """The :class:`~symgauss.closure.derive.Closure` the arguments ask for (shared with exporters)."""
+    from symgauss.closure.derive import derive_closure
     return derive_closure(_int(args.dim, "dim"), heads=_int(args.heads, "heads"),
                           depth="discrete" if args.discrete else "continuous", kernel=args.kernel,
                           feedforward=args.feedforward, attention=args.attention, data=args.data)
@@ -44,7 +44,7 @@ def closure_from_args(args):
 def run(args) -> int:
     closure = closure_from_args(args)
     if getattr(args, "latex", None):
-        from ..latex import write_closure_document
+        from symgauss.reporting.latex import write_closure_document
         note = write_closure_document(closure, args.latex)
         if not args.json:
             print(note)

@@ -1,7 +1,13 @@
 """``symgauss equilibria P.json [--digits D] [--json]``: equilibria, each with its level and stability."""
 from __future__ import annotations
 
-from ._common import add_json_flag, add_problem_argument, load, positive_digits, print_json
+from symgauss.cli.common import (
+    add_json_flag,
+    add_problem_argument,
+    load,
+    positive_digits,
+    print_json,
+)
 
 HELP = "equilibria of the covariance equation, with level (exact/rigorous/...) and stability"
 
@@ -14,7 +20,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..equilibria import find_equilibria
+    from symgauss.questions.equilibria.search import find_equilibria
     problem = load(args.problem)
     eqs = find_equilibria(problem, digits=max(5, positive_digits(args.digits)))
     if args.json:

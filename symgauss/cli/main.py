@@ -12,7 +12,7 @@ import importlib
 import os
 import sys
 
-from .errors import SymgaussError
+from symgauss.kernel.errors import SymgaussError
 
 COMMANDS = ("report", "derive", "solve", "equilibria", "certify", "check", "blowup", "reach",
             "simulate-particles", "pretrained", "atlas")
@@ -29,9 +29,9 @@ class _Parser(argparse.ArgumentParser):
 def _modules():
     for name in COMMANDS:
         try:
-            yield name, importlib.import_module(f"symgauss.commands.{name.replace('-', '_')}")
+            yield name, importlib.import_module(f"symgauss.cli.{name.replace('-', '_')}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"symgauss.commands.{name.replace('-', '_')}":
+            if exc.name != f"symgauss.cli.{name.replace('-', '_')}":
                 raise
 
 
@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="symgauss",
                      description="Symbolic-numeric proofs for the Gaussian dynamics of "
                                  "Transformers: closure, certificates, blow-up, reachability.")
-    from . import __version__
+    from symgauss import __version__
     parser.add_argument("--version", action="version", version=f"symgauss {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, mod in _modules():

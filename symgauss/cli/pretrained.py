@@ -1,7 +1,7 @@
 """``symgauss pretrained [--model PATH] [--n N] [--seed S] [--json] [--plot FILE]``."""
 from __future__ import annotations
 
-from ._common import add_json_flag, print_json
+from symgauss.cli.common import add_json_flag, print_json
 
 HELP = "Gaussian hidden states through a pretrained encoder: Gaussianity per layer (ml extra)"
 DESCRIPTION = ("Feed N tokens drawn from N(0, I) directly into the encoder layers of a "
@@ -26,15 +26,15 @@ def add_arguments(p):
 def run(args) -> int:
     from pathlib import Path
 
-    from ..particles import check_positive_int
-    from ..pretrained import run_pretrained_experiment
-    from .simulate_particles import checked_n_seed_plot
+    from symgauss.cli.simulate_particles import checked_n_seed_plot
+    from symgauss.tokens.pretrained import run_pretrained_experiment
+    from symgauss.tokens.simulate import check_positive_int
     n, seed = checked_n_seed_plot(args)
     k = check_positive_int(args.components, "--components", 1)
     exp = run_pretrained_experiment(None, model=args.model, n=n, seed=seed, components=k)
     figs = ()
     if args.plot:
-        from ..plotting_particles import plot_pretrained
+        from symgauss.tokens.plots import plot_pretrained
         stem = Path(args.plot)
         figs = plot_pretrained(exp.layers, exp.diagnostics, exp.model.split(" (")[0],
                                stem.with_suffix(""))

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import json
 
-from ._common import add_json_flag, add_problem_argument, load, print_json, positive_digits
+from symgauss.cli.common import (
+    add_json_flag,
+    add_problem_argument,
+    load,
+    positive_digits,
+    print_json,
+)
 
 HELP = "steer (mean0, cov0) to the problem's target at time T, or prove it unreachable"
 DESCRIPTION = ("Decide whether the problem's target can be reached (rank cov0 = rank target.cov, "
@@ -30,8 +36,8 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..errors import ProblemError
-    from ..reach import reach
+    from symgauss.kernel.errors import ProblemError
+    from symgauss.questions.reach.controls import reach
     problem = load(args.problem)
     digits = positive_digits(args.digits)
     if problem.target is None:
@@ -39,8 +45,8 @@ def run(args) -> int:
                            "\"cov\": [[...]]}} to ask whether it can be reached")
     res = reach(problem, args.T, args.method, digits)
     if args.certificate:
-        from ..certificate import envelope, write_certificate
-        from ..reach import certificate_from_result
+        from symgauss.model.certificate import envelope, write_certificate
+        from symgauss.questions.reach.controls import certificate_from_result
         write_certificate(certificate_from_result(problem, res, envelope), args.certificate)
     if args.write_controls and res.reachable:
         from pathlib import Path

@@ -18,11 +18,11 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..report import _status_line, run_report
+    from symgauss.reporting.job import run_report, status_line
     rep = run_report(args.out, progress=not args.no_progress, pdf=not args.no_pdf)
     print(rep.table())
     print()
-    print(_status_line(rep) + f"; wall time {rep.seconds:.1f} s")
+    print(status_line(rep) + f"; wall time {rep.seconds:.1f} s")
     for c in rep.claims:
         if c.result == "skipped" and c.detail:
             print(f"skipped: {c.claim}: {c.detail}")

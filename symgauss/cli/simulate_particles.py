@@ -2,7 +2,7 @@
 [--discrete] [--json] [--plot FILE]``."""
 from __future__ import annotations
 
-from ._common import add_json_flag, add_problem_argument, load, print_json
+from symgauss.cli.common import add_json_flag, add_problem_argument, load, print_json
 
 HELP = "simulate N tokens (finite-token Transformer) beside the moment ODE"
 DESCRIPTION = ("Draw N tokens from N(mean0, cov0) and move them by softmax self-attention "
@@ -28,8 +28,8 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..experiments import FINITE_TOKEN_CAVEAT, compare_particles
-    from ..particles import check_positive_int
+    from symgauss.tokens.experiments import FINITE_TOKEN_CAVEAT, compare_particles
+    from symgauss.tokens.simulate import check_positive_int
     n, seed = checked_n_seed_plot(args)
     steps = check_positive_int(args.steps, "--steps", 1)
     problem = load(args.problem)
@@ -72,7 +72,7 @@ def run(args) -> int:
 
 def checked_n_seed_plot(args):
     """(n, seed) from ``--n``/``--seed`` after checking them and ``--plot``."""
-    from ..particles import check_positive_int
+    from symgauss.tokens.simulate import check_positive_int
     n = check_positive_int(args.n, "--n", 2)
     seed = check_positive_int(args.seed, "--seed", 0)
     _check_plot_path(args.plot)
@@ -82,7 +82,7 @@ def checked_n_seed_plot(args):
 def _check_plot_path(path):
     from pathlib import Path
 
-    from ..errors import ProblemError
+    from symgauss.kernel.errors import ProblemError
     if path is None:
         return
     if Path(path).suffix.lower() not in (".png", ".pdf"):
@@ -92,10 +92,10 @@ def _check_plot_path(path):
 
 
 def _plot(comp, path):
-    from ..plotting_particles import _pyplot, _trace_panel
-    plt = _pyplot()
+    from symgauss.tokens.plots import pyplot, trace_panel
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
-    _trace_panel(ax, comp, None, f"tr Σ(t): N = {comp.run.n} tokens vs moment ODE "
+    trace_panel(ax, comp, None, f"tr Σ(t): N = {comp.run.n} tokens vs moment ODE "
                  "(level: float)")
     if comp.layer_map is not None:
         ax.semilogy(comp.layer_map.times, comp.layer_map.trace, "-.", color="C2",

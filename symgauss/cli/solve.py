@@ -3,7 +3,13 @@ from __future__ import annotations
 
 import sys
 
-from ._common import add_json_flag, add_problem_argument, load, print_json, positive_digits
+from symgauss.cli.common import (
+    add_json_flag,
+    add_problem_argument,
+    load,
+    positive_digits,
+    print_json,
+)
 
 HELP = "integrate the moment ODEs to time T with D significant digits"
 EXIT_BLOWUP = 3
@@ -20,9 +26,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..errors import BlowUpError
-    from ..floatsolve import solve_moments_float
-    from ..hpsolve import solve_moments
+    from symgauss.integrate.float_solver import solve_moments_float
+    from symgauss.integrate.high_precision import solve_moments
+    from symgauss.kernel.errors import BlowUpError
     problem = load(args.problem)
     digits = positive_digits(args.digits)
     try:

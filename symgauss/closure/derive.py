@@ -18,7 +18,7 @@ for μ = N(m, Σ):
 
 Every identity is checked by exact expansion, or — where the expansion is large —
 at random rational points; each step's justification says which.
-Variants that are not closed are delegated to :mod:`symgauss.refute`.
+Variants that are not closed are delegated to :mod:`symgauss.closure.refute`.
 
 >>> c = derive_closure(1)
 >>> c.status, c.level
@@ -28,262 +28,31 @@ Matrix([[2*S_11*(A_11 + B_11*S_11*V_11)]])
 """
 from __future__ import annotations
 
-import itertools
 import random
-from dataclasses import dataclass, field
-from functools import reduce
 
 import sympy as sp
 
-from .errors import ProblemError
-
-Mat = sp.ImmutableMatrix
+from symgauss.closure.gaussian import (
+    EXPAND_UP_TO,
+    gaussian_expectation,
+    gaussian_log_mgf,
+    identity_check,
+    is_zero_matrix,
+    mm,
+    sym_matrix,
+    sym_symmetric,
+    sym_vector,
+    tilted_mean,
+)
+from symgauss.closure.result import Closure, ClosureSymbols, Mat, Step
+from symgauss.kernel.errors import ProblemError
 
 DEPTHS = ("continuous", "discrete")
 KERNELS = ("softmax", "l2")
 FEEDFORWARDS = ("affine", "relu")
 ATTENTIONS = ("normalised", "unnormalised", "sigmoid")
 DATAS = ("gaussian", "mixture")
-EXPAND_UP_TO = 4   # entrywise identities with the full parameters: exact expansion for d <= this
 MAX_DIM = 12
-
-
-@dataclass(frozen=True)
-class Step:
-    """One derivation step: a short plain-text statement, a SymPy object, how it is known."""
-    statement: str
-    expr: object
-    justification: str
-
-
-@dataclass(frozen=True)
-class ClosureSymbols:
-    """The symbols of a derivation.
-
-    ``heads`` holds one tuple per head: ``(V, B)`` for the softmax kernel, ``(V, Q, K, G)``
-    for the L2 kernel, where G = (I + Σ KᵀK)⁻¹ is kept as a matrix of symbols defined by
-    the relations in ``relations``.
-    """
-    d: int
-    A: Mat
-    heads: tuple
-    b: Mat
-    m: Mat
-    S: Mat
-    x: Mat
-    h: sp.Symbol | None = None
-    relations: tuple = ()
-
-    def as_dict(self) -> dict:
-        out = {"A": self.A, "b": self.b, "m": self.m, "S": self.S, "x": self.x}
-        names = ("V", "Q", "K", "G") if len(self.heads[0]) == 4 else ("V", "B")
-        for k, hd in enumerate(self.heads):
-            suffix = "" if len(self.heads) == 1 else str(k + 1)
-            for n, M in zip(names, hd):
-                out[n + suffix] = M
-        if self.h is not None:
-            out["h"] = self.h
-        return out
-
-
-@dataclass(frozen=True)
-class Closure:
-    """The derived moment system (or the refutation of closure) with its derivation.
-
-    ``mean_rhs``/``cov_rhs``: m', Σ' (continuous depth) or m_next, Σ_next (discrete
-    depth, one residual layer of step h); ``None`` when the closure is refuted.
-    """
-    dim: int
-    heads: int
-    depth: str
-    kernel: str
-    feedforward: str
-    attention: str
-    data: str
-    status: str
-    mean_rhs: Mat | None
-    cov_rhs: Mat | None
-    symbols: ClosureSymbols | None
-    steps: tuple
-    witness: dict | None = None
-    level: str = "exact"
-    velocity: Mat | None = None      # the averaged velocity v(x) (proved affine)
-    velocity_matrix: Mat | None = None  # M = ∂v/∂x
-    velocity_offset: Mat | None = None  # c = v(0)
-    notes: tuple = field(default=())
-
-    def _repr_latex_(self) -> str:
-        """Jupyter display: the closed system (or the refutation), via the symgauss printer."""
-        from .latex import latex
-        if self.status != "proved":
-            return "$$\\text{closure refuted (the witness is in .witness)}$$"
-        m, S = (("m_{+}", "\\Sigma_{+}") if self.depth == "discrete"
-                else ("\\dot m", "\\dot\\Sigma"))
-        return (f"$$\\begin{{aligned}}{m} &= {latex(self.mean_rhs)}\\\\ {S} &= "
-                f"{latex(self.cov_rhs)}\\end{{aligned}}$$")
-
-    @property
-    def proved(self) -> bool:
-        return self.status == "proved"
-
-    def to_json_dict(self) -> dict:
-        out = {"dim": self.dim, "heads": self.heads, "depth": self.depth, "kernel": self.kernel,
-               "feedforward": self.feedforward, "attention": self.attention, "data": self.data,
-               "status": self.status, "level": self.level,
-               "mean_rhs": None if self.mean_rhs is None else
-               [sp.sstr(self.mean_rhs[i, 0]) for i in range(self.mean_rhs.shape[0])],
-               "cov_rhs": None if self.cov_rhs is None else
-               [[sp.sstr(v) for v in self.cov_rhs.row(i)] for i in range(self.cov_rhs.shape[0])],
-               "steps": [{"statement": s.statement, "expr": sp.sstr(s.expr),
-                          "justification": s.justification} for s in self.steps],
-               "witness": None if self.witness is None else
-               {k: (v if isinstance(v, (str, int, float, bool)) or v is None else
-                    _json_value(v)) for k, v in self.witness.items()}}
-        return out
-
-
-def _json_value(v):
-    if isinstance(v, dict):
-        return {str(k): _json_value(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_json_value(x) for x in v]
-    if isinstance(v, (str, int, float, bool)) or v is None:
-        return v
-    return sp.sstr(v)
-
-
-# --- symbols ------------------------------------------------------------------------------
-def _sep(d):
-    return "" if d < 10 else "_"
-
-
-def sym_matrix(name: str, d: int, cols: int | None = None) -> Mat:
-    """A d×cols matrix of plain commutative symbols ``name_ij`` (1-based)."""
-    s = _sep(max(d, cols or d))
-    return Mat(d, cols or d, lambda i, j: sp.Symbol(f"{name}_{i + 1}{s}{j + 1}"))
-
-
-def sym_symmetric(name: str, d: int) -> Mat:
-    s = _sep(d)
-    return Mat(d, d, lambda i, j: sp.Symbol(f"{name}_{min(i, j) + 1}{s}{max(i, j) + 1}"))
-
-
-def sym_vector(name: str, d: int) -> Mat:
-    return Mat(d, 1, lambda i, j: sp.Symbol(f"{name}_{i + 1}"))
-
-
-def mm(*factors) -> Mat:
-    """Matrix product without SymPy's per-entry simplification (several times faster)."""
-    def two(X, Y):
-        n, k = X.shape
-        return Mat(n, Y.shape[1], lambda i, j: sp.Add(*[X[i, l] * Y[l, j] for l in range(k)]))
-    return reduce(two, factors)
-
-
-def _is_zero_matrix(M) -> bool:
-    return all(sp.expand(v) == 0 for v in M)
-
-
-def _identity_check(lhs, rhs, d: int, subs_syms, what: str, seed: int = 0, expand_up_to=None):
-    """Check lhs == rhs(sub) entrywise: exact expansion for small d, else at 2 random rational points.
-
-    ``rhs`` is a function of a substitution dict (the empty dict for the symbolic form), so
-    that at a rational point it is evaluated from rational matrices. Returns the
-    justification text; raises RuntimeError (a bug) when the identity fails.
-    """
-    limit = EXPAND_UP_TO if expand_up_to is None else expand_up_to
-    if d <= limit:
-        if not _is_zero_matrix(sp.Matrix(lhs) - sp.Matrix(rhs({}))):
-            raise RuntimeError(f"derivation bug: {what} fails")
-        return "exact expansion of every entry (lhs - rhs expands to 0)"
-    rng = random.Random(seed)
-    syms = sorted(set().union(*[v.free_symbols for v in lhs]) | set(subs_syms), key=str)
-    for _ in range(2):
-        pt = {s: sp.Rational(rng.randint(-9, 9), rng.randint(1, 7)) for s in syms}
-        if lhs.xreplace(pt) != rhs(pt):
-            raise RuntimeError(f"derivation bug: {what} fails at a rational point")
-    return ("checked exactly at 2 random rational points (Schwartz-Zippel: a non-zero "
-            f"polynomial vanishes at both with tiny probability); full expansion skipped for d > {limit}")
-
-
-def random_rational_point(symbols, seed: int, lo=-5, hi=5, den=4) -> dict:
-    rng = random.Random(seed)
-    return {s: sp.Rational(rng.randint(lo, hi), rng.randint(1, den)) for s in symbols}
-
-
-# --- Gaussian moments ---------------------------------------------------------------------
-def _isserlis(idx: tuple, S) -> sp.Expr:
-    """E[z_{i1}…z_{ik}] for z ~ N(0, S): the sum over perfect matchings (Isserlis / Wick)."""
-    if not idx:
-        return sp.Integer(1)
-    if len(idx) % 2:
-        return sp.Integer(0)
-    first, rest = idx[0], idx[1:]
-    return sp.Add(*[S[first, rest[k]] * _isserlis(rest[:k] + rest[k + 1:], S)
-                    for k in range(len(rest))])
-
-
-def gaussian_moment(idx: tuple, m, S) -> sp.Expr:
-    """E[x_{i1}…x_{ik}] for x ~ N(m, S), with x = m + z and Isserlis for the z-part.
-
-    >>> s, mu = sp.symbols("s mu")
-    >>> sp.expand(gaussian_moment((0, 0, 0, 0), sp.Matrix([mu]), sp.Matrix([[s]])))
-    mu**4 + 6*mu**2*s + 3*s**2
-    """
-    total = []
-    n = len(idx)
-    for r in range(n + 1):
-        for chosen in itertools.combinations(range(n), r):
-            rest = [idx[k] for k in range(n) if k not in chosen]
-            total.append(sp.Mul(*[m[i] for i in rest]) * _isserlis(tuple(idx[k] for k in chosen), S))
-    return sp.Add(*total)
-
-
-def gaussian_expectation(expr, x, m, S) -> sp.Expr:
-    """E[p(x)] for a polynomial p in the entries of x (coefficients may be any symbols)."""
-    xs = list(x)
-    poly = sp.Poly(sp.expand(expr), *xs)
-    out = []
-    for mono, coeff in poly.terms():
-        idx = tuple(i for i, e in enumerate(mono) for _ in range(e))
-        out.append(coeff * gaussian_moment(idx, m, S))
-    return sp.Add(*out)
-
-
-def gaussian_log_mgf(d: int, m, S, w, steps: list | None = None) -> sp.Expr:
-    """log E e^{wᵀX} for X ~ N(m, S), derived by completing the square.
-
-    X = m + LZ with Σ = LLᵀ (L any square root, so Σ may be singular) and Z ~ N(0, I).
-    """
-    z, u = sym_vector("z", d), sym_vector("u", d)
-    lhs = -(z.T * z)[0] / 2 + (u.T * z)[0]
-    rhs = -((z - u).T * (z - u))[0] / 2 + (u.T * u)[0] / 2
-    if sp.expand(lhs - rhs) != 0:
-        raise RuntimeError("derivation bug: completing the square fails")
-    if steps is not None:
-        steps.append(Step("Completing the square in the standard normal exponent",
-                          sp.Eq(lhs, rhs, evaluate=False),
-                          "polynomial identity, exact expansion"))
-    # E e^{uᵀZ} = e^{|u|²/2} ∫ φ(z - u) dz = e^{|u|²/2}  (translation invariance, ∫φ = 1)
-    log_mgf_Z = (u.T * u)[0] / 2
-    L = sym_matrix("L", d)
-    via_L = (w.T * m)[0] + log_mgf_Z.xreplace(dict(zip(u, L.T * w)))
-    just = _identity_check(Mat([via_L]), lambda p: Mat([(
-        (w.T * m)[0] + (w.T * mm(L, L.T) * w)[0] / 2).xreplace(p)]), d, [],
-        "(Lᵀw)ᵀ(Lᵀw) = wᵀLLᵀw")
-    K = (w.T * m)[0] + (w.T * S * w)[0] / 2
-    if steps is not None:
-        steps.append(Step("Gaussian log-MGF: X = m + LZ, Σ = LLᵀ, log E exp(wᵀX) = K(w)",
-                          sp.Eq(sp.Symbol("K(w)"), K, evaluate=False),
-                          "E exp(uᵀZ) = exp(|u|²/2) by the shift z -> z + u (Lebesgue measure "
-                          "is translation invariant); u = Lᵀw; |Lᵀw|² = wᵀLLᵀw: " + just +
-                          "; valid for singular Σ"))
-    return K
-
-
-def tilted_mean(K, w) -> Mat:
-    """∇_w K(w): the mean of the measure tilted by e^{wᵀy} (differentiation under ∫)."""
-    return Mat([sp.diff(K, wi) for wi in w])
 
 
 # --- the closed derivation ----------------------------------------------------------------
@@ -336,7 +105,7 @@ def derive_closure(dim: int, heads: int = 1, depth: str = "continuous", kernel: 
     """
     _check_options(dim, heads, depth, kernel, feedforward, attention, data, step)
     if feedforward != "affine" or attention != "normalised" or data != "gaussian":
-        from .refute import refute_closure
+        from symgauss.closure.refute import refute_closure
         return refute_closure(dim, heads, depth, kernel, feedforward=feedforward,
                               attention=attention, data=data, step=step)
     d = dim
@@ -352,7 +121,7 @@ def derive_closure(dim: int, heads: int = 1, depth: str = "continuous", kernel: 
                       sp.Eq(T, tilt_rhs, evaluate=False),
                       "differentiate M(w) = exp K(w) under the integral; grad K computed by "
                       "SymPy and equal to m + Σw by exact expansion"
-                      if _is_zero_matrix(T - tilt_rhs) else "FAILED"))
+                      if is_zero_matrix(T - tilt_rhs) else "FAILED"))
 
     # 3: attention per head, the averaged velocity
     head_syms, attn, relations = [], sp.zeros(d, 1), []
@@ -433,7 +202,7 @@ def _l2_tilted_mean(d, m, S, x, Q, Kk, G, steps, seed=0) -> Mat:
     hess_y = sp.hessian(expo, list(y))
     grad0 = Mat([sp.diff(expo, yi) for yi in y]).xreplace({yi: 0 for yi in y})
     C = Kk.T * Kk
-    if not _is_zero_matrix(hess_y + C) or not _is_zero_matrix(grad0 - Kk.T * Q * x):
+    if not is_zero_matrix(hess_y + C) or not is_zero_matrix(grad0 - Kk.T * Q * x):
         raise RuntimeError("derivation bug: L2 kernel exponent")
     if set().union(*[e.free_symbols for e in hess_y]) & set(x):
         raise RuntimeError("derivation bug: L2 y-quadratic part depends on x")
@@ -457,7 +226,7 @@ def _l2_tilted_mean(d, m, S, x, Q, Kk, G, steps, seed=0) -> Mat:
     Pr, Cr, wr = Sr.inv(), C.xreplace(pt), (Kk.T * Q * x).xreplace(pt)
     n_prec = (Pr + Cr).inv() * (Pr * m.xreplace(pt) + wr)
     n_cov = (sp.eye(d) + Sr * Cr).inv() * (m.xreplace(pt) + Sr * wr)
-    if not _is_zero_matrix(n_prec - n_cov):
+    if not is_zero_matrix(n_prec - n_cov):
         raise RuntimeError("derivation bug: L2 tilted mean forms disagree")
     n = G * (m + S * Kk.T * Q * x)
     if steps is not None:
@@ -485,7 +254,7 @@ def _weak_form_moments(d, m, S, x, mu, gamma, steps):
     cov_p = second_rate - mp * m.T - m * mp.T
     cov_p = Mat(cov_p.applyfunc(sp.expand))
     expect_m, expect_S = mm(mu, m) + gamma, mm(mu, S) + mm(S, mu.T)
-    if not (_is_zero_matrix(mp - expect_m) and _is_zero_matrix(cov_p - expect_S)):
+    if not (is_zero_matrix(mp - expect_m) and is_zero_matrix(cov_p - expect_S)):
         raise RuntimeError("derivation bug: weak-form moments")
     steps.append(Step("Σ = E[xxᵀ] - mmᵀ gives m' = Mm + c, Σ' = MΣ + ΣMᵀ",
                       sp.Eq(Mat(cov_p), Mat(expect_S), evaluate=False),
@@ -509,7 +278,7 @@ def _discrete_pushforward(d, m, S, w, K, mu, gamma, h, steps):
         raise RuntimeError("derivation bug: pushed log-MGF")
     expect_m = mm(F, m) + g
     expect_S = mm(F, S, F.T)
-    if not (_is_zero_matrix(mean_next - expect_m) and _is_zero_matrix(cov_next - expect_S)):
+    if not (is_zero_matrix(mean_next - expect_m) and is_zero_matrix(cov_next - expect_S)):
         raise RuntimeError("derivation bug: discrete map")
     steps.append(Step("One layer X_next = (I + hM)X + hc: log E exp(wᵀX_next) = K((I + hM)ᵀw) "
                       "+ h wᵀc is quadratic in w, so X_next is Gaussian", Mat(cov_next),
@@ -562,9 +331,9 @@ def _eq11_steps(d, syms, J, c, mean_rhs, cov_rhs, depth, h, steps):
                       "AΣ + ΣAᵀ + sum (VΣBΣ + ΣBᵀΣVᵀ)", eq,
                       "non-commutative matrix symbols, Σᵀ = Σ, exact expansion (any dimension)"))
     if depth == "continuous":
-        jm = _identity_check(mean_rhs, lambda p: eq11(syms, p)[0], d, params,
+        jm = identity_check(mean_rhs, lambda p: eq11(syms, p)[0], d, params,
                              "mean equation = eq. 1.1")
-        js = _identity_check(cov_rhs, lambda p: eq11(syms, p)[1], d, params,
+        js = identity_check(cov_rhs, lambda p: eq11(syms, p)[1], d, params,
                              "covariance equation = eq. 1.1", seed=1)
         eq_m, eq_S = (sp.MatrixSymbol("rhs_1_1_mean", d, 1), sp.MatrixSymbol("rhs_1_1_cov", d, d))
         if d <= EXPAND_UP_TO:
@@ -582,8 +351,8 @@ def _eq11_steps(d, syms, J, c, mean_rhs, cov_rhs, depth, h, steps):
             f = (lambda e: e.xreplace(p)) if p else (lambda e: e)
             M, S = f(J), f(syms.S)
             return Mat(S + f(h) * eq11(syms, p)[1] + f(h) ** 2 * mm(M, S, M.T))
-        jm = _identity_check(mean_rhs, exp_m, d, params + [h], "discrete mean map")
-        js = _identity_check(cov_rhs, exp_S, d, params + [h], "discrete covariance map", seed=1,
+        jm = identity_check(mean_rhs, exp_m, d, params + [h], "discrete mean map")
+        js = identity_check(cov_rhs, exp_S, d, params + [h], "discrete covariance map", seed=1,
                              expand_up_to=2)
         steps.append(Step("Discrete map = Euler step of eq. 1.1 plus h²MΣMᵀ",
                           sp.Eq(sp.MatrixSymbol("Sigma_next", d, d), sp.MatrixSymbol("Sigma", d, d)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .derive import (Mat, Step, _identity_check, _is_zero_matrix, mm, sym_matrix, sym_symmetric)
-from .errors import ProblemError
+from symgauss.closure.gaussian import identity_check, is_zero_matrix, mm, sym_matrix, sym_symmetric
+from symgauss.closure.result import Mat, Step
+from symgauss.kernel.errors import ProblemError
 
 T = sp.Symbol("t")
 
@@ -55,6 +56,13 @@ def rank_invariance(dim: int, rank: int | None = None, heads: int = 1) -> RankIn
         rational points — each step says which).
     rank : r, the column count of the square-root factor Y (default d).
     heads : number of attention heads.
+
+    Examples
+    --------
+    >>> import symgauss as sg
+    >>> ri = sg.rank_invariance(2, rank=1)
+    >>> ri.status, ri.level
+    ('proved', 'exact')
     """
     if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 6:
         raise ProblemError(f"dim = {dim!r}: expected an integer 1..6")
@@ -73,13 +81,13 @@ def rank_invariance(dim: int, rank: int | None = None, heads: int = 1) -> RankIn
     Phi = _fun_matrix("Phi", d, d)
     S = Phi * S0 * Phi.T
     dS = S.diff(T).xreplace(_derivative_subs(Phi, N * Phi))
-    if not _is_zero_matrix(dS - (N * S + S * N.T)):
+    if not is_zero_matrix(dS - (N * S + S * N.T)):
         raise RuntimeError("rank invariance bug: transport")
     steps.append(Step("Σ = ΦΣ0Φᵀ with Φ' = MΦ solves Σ' = MΣ + ΣMᵀ",
                       sp.Eq(sp.MatrixSymbol("Sigma_dot", d, d), N * S + S * N.T, evaluate=False),
                       "d/dt by SymPy (product rule on the entries Φ_ij(t)), Φ' replaced by MΦ, "
                       "exact expansion with a placeholder M; with M = A + sum VΣB this is eq. 1.1 "
-                      "(matrix-level identity in symgauss.derive)"))
+                      "(matrix-level identity in symgauss.closure.derive)"))
 
     # 2. square-root form
     Y = _fun_matrix("Y", d, r)
@@ -101,7 +109,7 @@ def rank_invariance(dim: int, rank: int | None = None, heads: int = 1) -> RankIn
             out = out + mm(V, Sv, B, Sv) + mm(Sv, B.T, Sv, V.T)
         return Mat(out)
     params = list(A) + list(yvals) + [v for V, B in VB for v in list(V) + list(B)]
-    just = _identity_check(lhs, eq11_at, d, params, "square-root form", expand_up_to=2)
+    just = identity_check(lhs, eq11_at, d, params, "square-root form", expand_up_to=2)
     steps.append(Step("Square-root form: Y' = AY + VY(YᵀBY) gives Σ = YYᵀ solving eq. 1.1 "
                       f"(Y is {d}×{r}, no inverses)", sp.Eq(sp.MatrixSymbol("Y_dot", d, r),
                                                            rateY, evaluate=False),

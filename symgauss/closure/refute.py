@@ -11,7 +11,7 @@ on its own); each witness is an exact number:
   of order ≥ 3 contradicts that. For ReLU (not smooth) the witness is mean ≠ median
   after the flow; for mixture data, the true Σ'(0) differs from eq. 1.1's prediction.
 
->>> from symgauss.derive import derive_closure
+>>> from symgauss.closure.derive import derive_closure
 >>> c = derive_closure(2, attention="sigmoid")
 >>> c.status, c.witness["quantity"], c.witness["value"]
 ('refuted', 'd^3 v/dx^3 at x = 0', -5/4)
@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .derive import Closure, Step, gaussian_expectation, gaussian_log_mgf
+from symgauss.closure.gaussian import gaussian_expectation, gaussian_log_mgf
+from symgauss.closure.result import Closure, Step
 
 X = sp.Symbol("x")
 W = sp.Symbol("w")
@@ -99,7 +100,7 @@ def _velocity(attention, kernel, data, steps):
 
 
 def refute_closure(dim, heads, depth, kernel, *, feedforward, attention, data, step) -> Closure:
-    """A refuted :class:`~symgauss.derive.Closure` with an exact witness (see module doc)."""
+    """A refuted :class:`~symgauss.closure.derive.Closure` with an exact witness (see module doc)."""
     steps: list[Step] = []
     variant = ("data=mixture" if data == "mixture" else
                f"attention={attention}" if attention != "normalised" else "feedforward=relu")

@@ -1,7 +1,7 @@
 """Float path: scipy ``solve_ivp`` (DOP853) on the moment ODEs, for quick use.
 
 Its answers are labelled *float*; the test suite checks them against
-:func:`symgauss.hpsolve.solve_moments`.
+:func:`symgauss.integrate.high_precision.solve_moments`.
 """
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import sympy as sp
 from scipy.integrate import solve_ivp
 
-from .convert import require_numeric, to_float
-from .errors import BlowUpError
-from .hpsolve import MomentSolution, _as_time
-from .numbers import rational_text
+from symgauss.integrate.high_precision import MomentSolution
+from symgauss.kernel.errors import BlowUpError
+from symgauss.kernel.numbers import rational_text
+from symgauss.model.convert import as_time, require_numeric, to_float
 
 BLOWUP_NORM = 1e12
 
@@ -39,9 +39,15 @@ def _rhs(fp: _FloatParams, d: int):
 
 def solve_moments_float(problem, t, *, rtol: float = 1e-12, atol: float = 1e-14,
                         blowup_norm: float = BLOWUP_NORM) -> MomentSolution:
-    """Float integration to ``t``; raises BlowUpError when ‖Σ‖ passes ``blowup_norm``."""
+    """Float integration to ``t``; raises BlowUpError when ‖Σ‖ passes ``blowup_norm``.
+
+    >>> import symgauss as sg
+    >>> s = sg.solve_float(sg.example("scalar_blowup"), "1/4")
+    >>> round(float(s.cov[0][0]), 10), s.level
+    (2.0, 'float')
+    """
     require_numeric(problem, "solve")
-    t_end = _as_time(t)
+    t_end = as_time(t)
     d = problem.d
     y = np.concatenate([to_float(problem.mean0)[:, 0], to_float(problem.cov0).ravel()])
     steps = 0

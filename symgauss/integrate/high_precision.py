@@ -26,9 +26,9 @@ from fractions import Fraction
 import flint
 import sympy as sp
 
-from .convert import require_numeric
-from .errors import BlowUpError, ProblemError, SolverError
-from .numbers import parse_rational, rational_text
+from symgauss.kernel.errors import BlowUpError, ProblemError, SolverError
+from symgauss.kernel.numbers import rational_text
+from symgauss.model.convert import as_time, require_numeric
 
 BLOWUP_FACTOR = 1e15  # ‖Σ‖ beyond this multiple of its scale, with a pole before T: blow-up
 
@@ -67,18 +67,7 @@ def _num_str(x, n: int) -> str:
         return x.mid().str(n, radius=False, more=True)
 
 
-def _as_time(t) -> Fraction:
-    if isinstance(t, sp.Basic):
-        if not t.is_Rational:
-            raise ProblemError(f"time {t} must be a rational number")
-        return Fraction(int(t.p), int(t.q))
-    f = parse_rational(t, "t")
-    if f < 0:
-        raise ProblemError(f"t = {f} is negative; the flow runs forward from t = 0")
-    return f
-
-
-def _arb_mat(M, cols=None):
+def arb_matrix(M, cols=None):
     return flint.arb_mat([[flint.arb(flint.fmpq(int(M[i, j].p), int(M[i, j].q)))
                            for j in range(M.shape[1])] for i in range(M.shape[0])])
 
@@ -101,13 +90,13 @@ class _Piece:
     """Parameters of one constant piece, as arb matrices at the working precision."""
 
     def __init__(self, params):
-        self.A = _arb_mat(params.A)
-        self.heads = [(_arb_mat(h.V), _arb_mat(h.B)) for h in params.heads]
-        self.b = _arb_mat(params.b)
+        self.A = arb_matrix(params.A)
+        self.heads = [(arb_matrix(h.V), arb_matrix(h.B)) for h in params.heads]
+        self.b = arb_matrix(params.b)
         Vsum = params.A * 0
         for h in params.heads:
             Vsum = Vsum + h.V
-        self.AV = _arb_mat(params.A + Vsum)
+        self.AV = arb_matrix(params.A + Vsum)
 
 
 def _coefficients(pc: _Piece, S0, m0, order: int):
@@ -144,7 +133,7 @@ def _ratio(logs, k: int) -> float:
     return math.exp(logs[k - 1] - logs[k])
 
 
-def _horner(coeffs, h):
+def horner(coeffs, h):
     acc = coeffs[-1]
     for c in reversed(coeffs[:-1]):
         acc = acc * h + c
@@ -156,8 +145,8 @@ def _integrate(problem, t_end: Fraction, dps: int, max_steps: int):
     tol = 10.0 ** (-dps)
     steps = 0
     with flint.ctx.workdps(dps + 10):
-        S = _arb_mat(problem.cov0)
-        m = _arb_mat(problem.mean0)
+        S = arb_matrix(problem.cov0)
+        m = arb_matrix(problem.mean0)
         scale = max(1.0, _norm(S))
         for (a, e, params) in problem.pieces(sp.Rational(t_end.numerator, t_end.denominator)):
             pc = _Piece(params)
@@ -197,21 +186,26 @@ def _integrate(problem, t_end: Fraction, dps: int, max_steps: int):
                 else:
                     hb = flint.arb(h)
                     t = t + hb
-                S = _horner(Sc, hb)
-                m = _horner(mc, hb)
+                S = horner(Sc, hb)
+                m = horner(mc, hb)
         return S, m, steps
 
 
 def solve_moments(problem, t, digits: int = 30, *, max_steps: int = 100000) -> MomentSolution:
     """Integrate the moment ODEs to time ``t`` with ``digits`` significant digits.
 
-    Raises :class:`symgauss.errors.BlowUpError` (with an estimate of T*) when
+    Raises :class:`symgauss.kernel.errors.BlowUpError` (with an estimate of T*) when
     the covariance blows up before ``t``.
+
+    >>> import symgauss as sg
+    >>> s = sg.solve(sg.example("scalar_blowup"), "1/4", digits=20)   # σ(t) = 1/(1 − 2t)
+    >>> s.cov_str(), s.level, s.digits_agreed >= 20
+    ([['2.0000000000000000000']], 'high-precision', True)
     """
     require_numeric(problem, "solve")
     if not isinstance(digits, int) or digits < 1 or digits > 2000:
         raise ProblemError(f"digits = {digits!r}: ask for an integer between 1 and 2000")
-    t_end = _as_time(t)
+    t_end = as_time(t)
     S1, m1, steps = _integrate(problem, t_end, digits + 8, max_steps)
     S2, m2, _ = _integrate(problem, t_end, digits + 16, max_steps)
     with flint.ctx.workdps(digits + 26):

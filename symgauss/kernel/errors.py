@@ -74,5 +74,3 @@ class UnsupportedError(SymgaussError, NotImplementedError):
     """A valid request that this method cannot handle (the message names one that can)."""
 
 
-class CertificateError(SymgaussError, ValueError):
-    """A certificate file is unreadable or malformed."""

@@ -1,7 +1,7 @@
-"""Small exact linear algebra over the rationals (``fractions.Fraction``).
+"""Small exact linear algebra over the rationals (``fractions.Fraction`` and flint ``fmpq_mat``).
 
-Trusted code: used by problem validation and by the certificate checker, so it
-stays short and imports nothing but the standard library.
+Trusted kernel: used by problem validation and by the certificate checker, so it stays short
+and imports nothing but the standard library and python-flint.
 
 >>> psd_decision([[Fraction(2), Fraction(1)], [Fraction(1), Fraction(1)]])
 (True, [Fraction(2, 1), Fraction(1, 2)], None)
@@ -11,6 +11,10 @@ False
 from __future__ import annotations
 
 from fractions import Fraction
+
+import flint
+
+from symgauss.kernel.verdict import Invalid, Refuted
 
 Matrix = list  # list of lists of Fraction
 
@@ -56,9 +60,6 @@ def psd_decision(S):
     return True, pivots, None
 
 
-def is_symmetric(S) -> bool:
-    n = len(S)
-    return all(S[i][j] == S[j][i] for i in range(n) for j in range(i + 1, n))
 
 
 def rank(M) -> int:
@@ -79,6 +80,48 @@ def rank(M) -> int:
     return r
 
 
-def quad_form(S, x) -> Fraction:
-    n = len(S)
-    return sum(x[i] * S[i][j] * x[j] for i in range(n) for j in range(n))
+def ldl_positive_definite(S: flint.fmpq_mat) -> tuple:
+    """Exact test that symmetric S ≻ 0: all LDLᵀ pivots positive. Returns (ok, pivots).
+
+    S = N/den (N integer); FLINT's fraction-free LU (Bareiss) puts the leading principal minors
+    m_k of N on the diagonal of U when it needs no row exchange (it exchanges only at a zero
+    minor); pivots m_k/(m_{k−1}·den) > 0 for all k ⇔ S ≻ 0 (Sylvester's criterion).
+    """
+    n = S.nrows()
+    N, den = S.numer_denom()
+    perm, _, _, U = N.fflu()
+    pivots, prev = [], flint.fmpz(1)
+    for k in range(n):
+        if any(perm[k, j] != (k == j) for j in range(n)):
+            return False, pivots + [flint.fmpq(0)]  # an exchange: the leading minor k is 0
+        pivots.append(flint.fmpq(U[k, k], prev * den))
+        if U[k, k] <= 0:
+            return False, pivots
+        prev = U[k, k]
+    return True, pivots
+
+
+def require_pd(M: flint.fmpq_mat, what: str) -> None:
+    """Raise :class:`Refuted` unless the symmetric M ≻ 0 (exact LDLᵀ); Invalid if not symmetric."""
+    if M.transpose() != M:
+        raise Invalid(f"{what} is not symmetric")
+    ok, piv = ldl_positive_definite(M)
+    if not ok:
+        raise Refuted(f"{what} is not positive definite (LDLᵀ pivot {len(piv)} = {piv[-1]})")
+
+
+def eye(n: int) -> flint.fmpq_mat:
+    return flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
+
+def require_decay(L: flint.fmpq_mat, P: flint.fmpq_mat, rate, what: str, slack=0) -> None:
+    """P ≻ 0 and −(LᵀP + PL) − rate·P − slack·I ≻ 0, decided exactly (else :class:`Refuted`)."""
+    require_pd(P, f"{what}: P")
+    require_pd(-(L.transpose() * P + P * L) - P * rate - eye(L.nrows()) * slack,
+               f"{what}: −(LᵀP + PL) − {rate}·P" + (" − margin·I" if slack else ""))
+
+
+def norm_inf(M: flint.fmpq_mat) -> flint.fmpq:
+    """The max-row-sum norm, exactly."""
+    return max(sum((abs(M[i, j]) for j in range(M.ncols())), flint.fmpq(0))
+               for i in range(M.nrows()))

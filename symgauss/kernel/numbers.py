@@ -16,7 +16,7 @@ import json
 import re
 from fractions import Fraction
 
-from .errors import InputFormatError, NumberFormatError
+from symgauss.kernel.errors import InputFormatError, NumberFormatError
 
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
 _RATIONAL = re.compile(r"([+-]?\d+)/([+-]?\d+)")

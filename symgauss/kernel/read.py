@@ -1,6 +1,6 @@
 """Reading certificate data exactly: rationals (flint ``fmpq``), matrices (``fmpq_mat``).
 
-Trusted kernel: standard library + python-flint + symgauss.numbers only; text is never evaluated.
+Trusted kernel: standard library, python-flint and the kernel only; text is never evaluated.
 """
 from __future__ import annotations
 
@@ -11,26 +11,11 @@ from fractions import Fraction
 
 import flint
 
-from ..exact import psd_decision
-from ..numbers import parse_rational, rational_text
+from symgauss.kernel.exact import psd_decision
+from symgauss.kernel.numbers import parse_rational, rational_text
+from symgauss.kernel.verdict import Invalid
 
 FORMAT, VERSION = "symgauss-certificate", 1
-STATUSES = ("verified", "refuted", "invalid")
-
-
-class Invalid(Exception):
-    """The certificate is malformed (a reason, never an acceptance)."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    status: str          # "verified" | "refuted" | "invalid"
-    reason: str
-    kind: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "verified"
 
 
 def rational(value, where: str) -> flint.fmpq:
@@ -172,24 +157,3 @@ def read_problem(obj) -> ExactProblem:
         canon["target"] = {"mean": vec_text(tm), "cov": mat_text(target[1])}
     digest = hashlib.sha256(json.dumps(canon, sort_keys=True, separators=(",", ":")).encode())
     return ExactProblem(d, cov0, mean0, params, controls, target, "sha256:" + digest.hexdigest())
-
-
-def ldl_positive_definite(S: flint.fmpq_mat) -> tuple:
-    """Exact test that symmetric S ≻ 0: all LDLᵀ pivots positive. Returns (ok, pivots).
-
-    S = N/den (N integer); FLINT's fraction-free LU (Bareiss) puts the leading principal minors
-    m_k of N on the diagonal of U when it needs no row exchange (it exchanges only at a zero
-    minor); pivots m_k/(m_{k−1}·den) > 0 for all k ⇔ S ≻ 0 (Sylvester's criterion).
-    """
-    n = S.nrows()
-    N, den = S.numer_denom()
-    perm, _, _, U = N.fflu()
-    pivots, prev = [], flint.fmpz(1)
-    for k in range(n):
-        if any(perm[k, j] != (k == j) for j in range(n)):
-            return False, pivots + [flint.fmpq(0)]  # an exchange: the leading minor k is 0
-        pivots.append(flint.fmpq(U[k, k], prev * den))
-        if U[k, k] <= 0:
-            return False, pivots
-        prev = U[k, k]
-    return True, pivots

@@ -1,4 +1,4 @@
-"""Writing certificate files (the untrusted side; :mod:`symgauss.checker` reads them).
+"""Writing certificate files (the untrusted side; :mod:`symgauss.kernel.checker` reads them).
 
 >>> from symgauss import Problem
 >>> c = envelope("stable-equilibrium", Problem(cov0=[[1]]), {"statement": "…"}, {}, "exact")
@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .checker.common import FORMAT, VERSION
+from symgauss.kernel.read import FORMAT, VERSION
 
 
 def envelope(kind: str, problem, claim: dict, witness: dict, level: str, notes: str = "") -> dict:
     """The common certificate envelope around a kind-specific claim and witness."""
-    from . import __version__
+    from symgauss import __version__
     data = problem.to_dict()
     data.pop("name", None)
     out = {"format": FORMAT, "version": VERSION, "kind": kind, "problem": data,

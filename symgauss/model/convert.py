@@ -1,17 +1,16 @@
 """Conversions of exact problem data to the number types of each stage.
 
-Precision is always an argument; nothing here touches the global mpmath state
-beyond a scoped ``workprec``.
+Exact data stays exact until a stage asks for floats; nothing here rounds silently.
 """
 from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 import sympy as sp
 
-from .errors import UnsupportedError
+from symgauss.kernel.errors import ProblemError, UnsupportedError
+from symgauss.kernel.numbers import parse_rational
 
 
 def require_numeric(problem, what: str) -> None:
@@ -31,22 +30,17 @@ def to_float(M) -> np.ndarray:
                     dtype=float)
 
 
-def to_mpf(x, prec: int):
-    """One exact SymPy rational as an mpf rounded to ``prec`` bits."""
-    with mpmath.workprec(prec):
-        return mpmath.mpf(int(x.p)) / int(x.q) if x.q != 1 else mpmath.mpf(int(x.p))
+def as_time(t, name: str = "t") -> Fraction:
+    """A non-negative exact time from text, a number or a SymPy rational (``"1/2"``, 0.5, 3).
 
-
-def to_mp_array(M, prec: int) -> np.ndarray:
-    """numpy object array of mpf (rounded to ``prec`` bits) from a rational SymPy matrix."""
-    out = np.empty(M.shape, dtype=object)
-    for i in range(M.shape[0]):
-        for j in range(M.shape[1]):
-            out[i, j] = to_mpf(M[i, j], prec)
-    return out
-
-
-def rational_matrix(rows) -> sp.ImmutableMatrix:
-    """SymPy rational matrix from nested lists of Fraction / int."""
-    return sp.ImmutableMatrix([[sp.Rational(Fraction(x).numerator, Fraction(x).denominator)
-                                for x in row] for row in rows])
+    >>> as_time("1/2"), as_time(0.25)
+    (Fraction(1, 2), Fraction(1, 4))
+    """
+    if isinstance(t, sp.Basic):
+        if not t.is_Rational:
+            raise ProblemError(f"{name} = {t} must be a rational number")
+        t = Fraction(int(t.p), int(t.q))
+    f = t if isinstance(t, Fraction) else parse_rational(t, name)
+    if f < 0:
+        raise ProblemError(f"{name} = {f} is negative; the flow runs forward from t = 0")
+    return f

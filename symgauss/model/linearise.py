@@ -9,7 +9,7 @@ and when every V_h = v_h I (quadratic term ΣRΣ, notes §4) this is NΔ + ΔN�
 whose spectrum is {λ_i + λ_j} — a d×d question instead of a d(d+1)/2 one.
 
 Three number types: exact (python-flint ``fmpq_mat``; the formulas are the ones in the trusted
-checker, :mod:`symgauss.checker.stability`, so search and check cannot disagree), float (numpy)
+checker, :mod:`symgauss.kernel.equations`, so search and check cannot disagree), float (numpy)
 and high precision (numpy object arrays of mpmath ``mpf``).
 
 >>> from symgauss import Problem
@@ -29,8 +29,10 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .checker.common import ExactParams
-from .checker.stability import _R, linearisation as _lin_exact, residual as _res_exact
+from symgauss.kernel.equations import linearisation as _lin_exact
+from symgauss.kernel.equations import residual as _res_exact
+from symgauss.kernel.equations import riccati_R
+from symgauss.kernel.read import ExactParams
 
 
 def svec_pairs(d: int) -> list:
@@ -70,7 +72,7 @@ def exact_matrix(rows) -> flint.fmpq_mat:
 
 
 def exact_params(params) -> ExactParams:
-    """The flint form of :class:`symgauss.problem.Params` (rational entries only)."""
+    """The flint form of :class:`symgauss.model.problem.Params` (rational entries only)."""
     return ExactParams(exact_matrix(params.A),
                        tuple((exact_matrix(h.V), exact_matrix(h.B)) for h in params.heads),
                        exact_matrix(params.b))
@@ -92,13 +94,13 @@ def linearisation_exact(params, S: flint.fmpq_mat) -> flint.fmpq_mat:
 
 def quadratic_R_exact(params):
     """R with quadratic term ΣRΣ (every V_h = v_h I), as fmpq_mat, or None."""
-    return _R(_ep(params))
+    return riccati_R(_ep(params))
 
 
 def structured_N(params, S: flint.fmpq_mat):
     """N = A + ΣR for V_h = v_h I (else None): the linearisation is Δ ↦ NΔ + ΔNᵀ."""
     p = _ep(params)
-    R = _R(p)
+    R = riccati_R(p)
     return None if R is None else p.A + S * R
 
 

@@ -22,10 +22,16 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .errors import (DimensionError, DurationError, NotPSDError, ProblemError, SymmetryError,
-                     UnknownKeyError)
-from .exact import psd_decision
-from .numbers import JSONNumber, parse_rational, rational_text
+from symgauss.kernel.errors import (
+    DimensionError,
+    DurationError,
+    NotPSDError,
+    ProblemError,
+    SymmetryError,
+    UnknownKeyError,
+)
+from symgauss.kernel.exact import psd_decision
+from symgauss.kernel.numbers import JSONNumber, parse_rational, rational_text
 
 Mat = sp.ImmutableMatrix
 
@@ -181,7 +187,7 @@ PIECE_KEYS = frozenset({"duration", "A", "V", "B", "b", "heads"})
 TARGET_KEYS = frozenset({"mean", "cov"})
 
 
-def _check_keys(obj, allowed, where):
+def check_keys(obj, allowed, where):
     if not isinstance(obj, dict):
         raise ProblemError(f"{where}: expected a JSON object {{...}}, found {type(obj).__name__}")
     for k in obj:
@@ -217,7 +223,7 @@ def _params(d, A, V, B, b, heads, where) -> Params:
         for k, h in enumerate(heads):
             if isinstance(h, Head):
                 h = {"V": h.V, "B": h.B}
-            _check_keys(h, HEAD_KEYS, f"{where}heads[{k}]")
+            check_keys(h, HEAD_KEYS, f"{where}heads[{k}]")
             hV, hB = h.get("V"), h.get("B")
             hs.append(Head(_zero(d) if hV is None else as_matrix(hV, f"{where}heads[{k}].V", d, d),
                            _zero(d) if hB is None else as_matrix(hB, f"{where}heads[{k}].B", d, d)))
@@ -239,6 +245,14 @@ class Problem:
         replaces the constant parameters.
     target : ``{"mean": ..., "cov": ...}``.
     name : optional label.
+
+    Examples
+    --------
+    >>> import symgauss as sg
+    >>> p = sg.Problem(cov0=[[1, 0], [0, 1]], A=[[1, 0], [0, 3]], V=[["-1", 0], [0, -1]],
+    ...                B=[[1, 0], [0, 1]], b=["0.5", 0])
+    >>> p.d, p.b[0], p.is_time_invariant
+    (2, 1/2, True)
     """
 
     __slots__ = ("cov0", "mean0", "_params", "controls", "target", "name")
@@ -279,7 +293,7 @@ class Problem:
                 if isinstance(pc, Piece):
                     pieces.append(Piece(self._duration(pc.duration, w), self._reparams(pc.params, d, w)))
                     continue
-                _check_keys(pc, PIECE_KEYS, f"controls[{k}]")
+                check_keys(pc, PIECE_KEYS, f"controls[{k}]")
                 if "duration" not in pc:
                     raise DurationError(f"{w}duration is missing; every piece needs a positive "
                                         "duration")
@@ -294,7 +308,7 @@ class Problem:
         if target is not None:
             if isinstance(target, Target):
                 target = {"mean": target.mean, "cov": target.cov}
-            _check_keys(target, TARGET_KEYS, "target")
+            check_keys(target, TARGET_KEYS, "target")
             if "cov" not in target:
                 raise ProblemError("target.cov is missing; a target needs a covariance")
             T = as_matrix(target["cov"], "target.cov", d, d)
@@ -410,7 +424,7 @@ class Problem:
 
     def _repr_latex_(self) -> str:
         """Jupyter display, through the symgauss LaTeX printer."""
-        from .latex import problem_block
+        from symgauss.reporting.printer import problem_block
         return problem_block(self)
 
     def __repr__(self):

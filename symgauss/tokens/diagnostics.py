@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from .errors import ProblemError
+from symgauss.kernel.errors import ProblemError
 
 RANK_TOL = 1e-10
 

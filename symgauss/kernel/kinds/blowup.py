@@ -1,7 +1,7 @@
 """Checker for kind ``"blowup"``: finite-time blow-up of the covariance, V_h = v_h I.
 
 Trusted kernel: standard library, python-flint (arb / arb_mat / fmpq_mat) and
-:mod:`symgauss.checker.common` only. Everything is recomputed from the stored problem.
+:mod:`symgauss.kernel.read` only. Everything is recomputed from the stored problem.
 
 The mathematics (notes §4). With every V_h = v_h I, Σ' = AΣ + ΣAᵀ + ΣRΣ with
 R = Σ_h v_h (B_h + B_hᵀ). Write Σ0 = L D Lᵀ (exact LDLᵀ without pivoting, D ≥ 0 diagonal)
@@ -32,27 +32,15 @@ from __future__ import annotations
 
 import flint
 
-from .common import Invalid, Verdict, rational
+from symgauss.kernel.equations import riccati_R
+from symgauss.kernel.read import rational
+from symgauss.kernel.verdict import Invalid, Verdict
 
 MAX_PARTITION = 20000
 MIN_PREC, MAX_PREC = 64, 40000
 
 
 # --- exact preliminaries ----------------------------------------------------------------------
-def riccati_R(params):
-    """R = Σ_h v_h (B_h + B_hᵀ) as an fmpq_mat when every V_h = v_h I, else None."""
-    d = params.A.nrows()
-    R = flint.fmpq_mat(d, d)
-    for V, B in params.heads:
-        v = V[0, 0]
-        for i in range(d):
-            for j in range(d):
-                if V[i, j] != (v if i == j else 0):
-                    return None
-        R = R + (B + B.transpose()) * v
-    return R
-
-
 def ldl_psd(S):
     """Exact LDLᵀ (no pivoting) of a PSD rational matrix: (L_r d×r, D_r⁻¹ r×r diagonal).
 

@@ -7,7 +7,7 @@ rank r) with AU = UÃ and V_hU = UṼ_h (so W = range U is invariant) and cov0 =
 (so W = range cov0); with B̃_h = UᵀB_hU, every Σ(t) = U S(t) Uᵀ where S solves the r×r
 covariance equation of (Ã, Ṽ_h, B̃_h). ``reduced`` is a ``stable-equilibrium`` claim (exact
 ``cov`` S*, ``rate``, optional ``global_rate``) about that reduced problem, with the witnesses
-of that kind; it is checked by :mod:`symgauss.checker.stability`. Verified means: Σ* = U S* Uᵀ
+of that kind; it is checked by :mod:`symgauss.kernel.kinds.stability`. Verified means: Σ* = U S* Uᵀ
 is an equilibrium of rank r, locally exponentially stable (rate ρ) within the invariant set
 {U S Uᵀ : S ≻ 0}, which holds every Σ(t) from cov0.
 """
@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import flint
 
-from . import stability
-from .common import ExactParams, ExactProblem, Invalid, Verdict, ldl_positive_definite, matrix
+from symgauss.kernel.exact import ldl_positive_definite
+from symgauss.kernel.kinds import stability
+from symgauss.kernel.read import ExactParams, ExactProblem, matrix
+from symgauss.kernel.verdict import Invalid, Refuted, Verdict
 
 
 def check(cert, problem) -> Verdict:
@@ -38,15 +40,15 @@ def check(cert, problem) -> Verdict:
     def reduce(M, what):
         X = Pi * M * U
         if U * X != M * U:
-            raise stability._Refuted(f"range(U) is not invariant under {what}")
+            raise Refuted(f"range(U) is not invariant under {what}")
         return X
     try:
         heads = tuple((reduce(V, f"V[{k}]"), Ut * B * U) for k, (V, B) in enumerate(p.heads))
         params = ExactParams(reduce(p.A, "A"), heads, flint.fmpq_mat(r, 1))
         C = Pi * problem.cov0 * Pi.transpose()
         if U * C * Ut != problem.cov0 or not ldl_positive_definite(C)[0]:
-            raise stability._Refuted("range(U) is not range(cov0) (cov0 ≠ U C Uᵀ with C ≻ 0)")
-    except stability._Refuted as exc:
+            raise Refuted("range(U) is not range(cov0) (cov0 ≠ U C Uᵀ with C ≻ 0)")
+    except Refuted as exc:
         return Verdict("refuted", str(exc), kind)
     sub = ExactProblem(r, C, flint.fmpq_mat(r, 1), params, (), None, "")
     v = stability.check({"kind": "stable-equilibrium", "claim": reduced,

@@ -41,8 +41,10 @@ from fractions import Fraction
 
 import flint
 
-from .common import (ExactParams, Invalid, Verdict, ldl_positive_definite, rational,
-                     read_pieces)
+from symgauss.kernel.equations import scalar_of
+from symgauss.kernel.exact import ldl_positive_definite
+from symgauss.kernel.read import ExactParams, rational, read_pieces
+from symgauss.kernel.verdict import Invalid, Verdict
 
 MIN_PREC = 128
 MAX_PREC = 40000
@@ -61,16 +63,6 @@ def _is_zero(M) -> bool:
     return all(x == 0 for x in M.entries())
 
 
-def _scalar_of(V, d):
-    """v if V = vI exactly, else None."""
-    v = V[0, 0]
-    for i in range(d):
-        for j in range(d):
-            if V[i, j] != (v if i == j else 0):
-                return None
-    return v
-
-
 def piece_kind(p: ExactParams, d: int) -> str:
     """'translation', 'linear', 'bernoulli' or 'nonlinear' (see the module docstring)."""
     active = [(V, B) for V, B in p.heads if not _is_zero(V) and not _is_zero(B)]
@@ -78,7 +70,7 @@ def piece_kind(p: ExactParams, d: int) -> str:
         if _is_zero(p.A) and all(_is_zero(V) for V, _ in p.heads):
             return "translation"
         return "linear"
-    if _is_zero(p.A) and _is_zero(p.b) and all(_scalar_of(V, d) is not None for V, _ in active):
+    if _is_zero(p.A) and _is_zero(p.b) and all(scalar_of(V) is not None for V, _ in active):
         return "bernoulli"
     return "nonlinear"
 
@@ -132,7 +124,7 @@ def _bernoulli_step(state: State, tau, p: ExactParams, d: int, k: int) -> State:
     R = flint.fmpq_mat(d, d)
     for V, B in p.heads:
         if not _is_zero(V) and not _is_zero(B):
-            R = R + (B + B.transpose()) * _scalar_of(V, d)
+            R = R + (B + B.transpose()) * scalar_of(V)
     P1 = state.S.inv() - R * tau
     ok, _ = ldl_positive_definite(P1)
     if not ok:
@@ -192,10 +184,10 @@ def error_bounds(state: State, target_mean, target_cov, prec: int):
         dS = [state.S[i, j] - flint.arb(target_cov[i, j]) for i in range(d) for j in range(d)]
         up = bound(dm, True).max(bound(dS, True)).upper()
         lo = bound(dm, False).max(bound(dS, False)).lower()
-        return _arb_to_fraction(lo, upper=False), _arb_to_fraction(up, upper=True), False
+        return arb_to_fraction(lo, upper=False), arb_to_fraction(up, upper=True), False
 
 
-def _arb_to_fraction(x, upper: bool) -> Fraction:
+def arb_to_fraction(x, upper: bool) -> Fraction:
     """A rational bound (above if ``upper``, else below) of the arb ``x``."""
     if not x.is_finite():
         raise Invalid("the enclosure of the reached state is not finite")
@@ -265,7 +257,7 @@ def _check_reach(cert, problem) -> Verdict:
         prec = min(max(prec, int(eps.q).bit_length() - int(eps.p).bit_length() + 64), MAX_PREC)
     tm, tc = problem.target
     eps_f = _frac(eps)
-    for attempt in range(2):
+    for _ in range(2):
         state = propagate(problem.cov0, problem.mean0, pieces, prec)
         lo, up, squared = error_bounds(state, tm, tc, prec)
         if squared:  # exact

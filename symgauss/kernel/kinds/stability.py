@@ -20,77 +20,22 @@ from __future__ import annotations
 
 import flint
 
-from .common import Invalid, Verdict, ldl_positive_definite, matrix, rational, vector
+from symgauss.kernel.equations import (
+    hurwitz_det,
+    linearisation,
+    residual,
+    riccati_R,
+    svec,
+    velocity_matrix,
+)
+from symgauss.kernel.exact import eye, norm_inf, require_decay, require_pd
+from symgauss.kernel.read import matrix, rational, vector
+from symgauss.kernel.verdict import Invalid, Refuted, Verdict
 
 CLAIM_KEYS = {"cov", "cov_center", "cov_radius", "rate", "mean", "mean_rate", "global_rate",
               "growth", "matrices", "box", "statement"}
 MAX_BOX = 10  # box entries (2^10 vertices)
 WITNESS_KEYS = {"P", "Q", "Y", "P_mean", "Z", "hurwitz_index"}
-
-
-class _Refuted(Exception):
-    pass
-
-
-def _eye(n):
-    return flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
-
-
-def _svec(M):
-    d = M.nrows()
-    return [M[i, j] for i in range(d) for j in range(i, d)]
-
-
-def _M(p, S, extra=False):
-    M = p.A
-    for V, B in p.heads:
-        M = M + V * S * B + (V if extra else V * 0)
-    return M
-
-
-def residual(p, S):
-    """F(Σ) = MΣ + ΣMᵀ with M = A + Σ_h V_hΣB_h (eq. 1.1)."""
-    return _M(p, S) * S + S * _M(p, S).transpose()
-
-
-def linearisation(p, S):
-    """svec matrix of DF(Σ)[Δ] = MΔ + ΔMᵀ + WΣ + ΣWᵀ, W = Σ_h V_hΔB_h."""
-    d, M, cols = S.nrows(), _M(p, S), []
-    for i in range(d):
-        for j in range(i, d):
-            E = flint.fmpq_mat(d, d)
-            E[i, j] = E[j, i] = 1
-            X = M * E + _M(type(p)(p.A * 0, p.heads, p.b), E) * S  # W = _M without A
-            cols.append(_svec(X + X.transpose()))
-    n = len(cols)
-    return flint.fmpq_mat(n, n, [cols[k][r] for r in range(n) for k in range(n)])
-
-
-def hurwitz_det(L, k):
-    """k-th Hurwitz determinant of charpoly(L) (monic: all positive ⇔ L Hurwitz)."""
-    a, n = L.charpoly().coeffs()[::-1], L.nrows()  # a[0] = 1
-    return flint.fmpq_mat(k, k, [a[2 * j - i] if 0 <= 2 * j - i <= n else 0
-                                 for i in range(1, k + 1) for j in range(1, k + 1)]).det()
-
-
-def _pd(M, what):
-    if M.transpose() != M:
-        raise Invalid(f"{what} is not symmetric")
-    ok, piv = ldl_positive_definite(M)
-    if not ok:
-        raise _Refuted(f"{what} is not positive definite (LDLᵀ pivot {len(piv)} = {piv[-1]})")
-
-
-def _decay(L, P, rate, what, slack=0):
-    """P ≻ 0 and −(LᵀP + PL) − rate·P − slack·I ≻ 0, decided exactly."""
-    _pd(P, f"{what}: P")
-    _pd(-(L.transpose() * P + P * L) - P * rate - _eye(L.nrows()) * slack,
-        f"{what}: −(LᵀP + PL) − {rate}·P" + (" − margin·I" if slack else ""))
-
-
-def _norm_inf(M):
-    return max(sum((abs(M[i, j]) for j in range(M.ncols())), flint.fmpq(0))
-               for i in range(M.nrows()))
 
 
 def _positive(claim, key):
@@ -100,17 +45,7 @@ def _positive(claim, key):
     return x
 
 
-def _R(p):
-    """R with Σ_h(V_hΣB_hΣ + ΣB_hᵀΣV_hᵀ) = ΣRΣ, when every V_h = v_h I; else None."""
-    R = p.A * 0
-    for V, B in p.heads:
-        if V != _eye(V.nrows()) * V[0, 0]:
-            return None
-        R = R + (B + B.transpose()) * V[0, 0]
-    return R
-
-
-def _enclosure(p, claim, w, d, n):
+def enclosure(p, claim, w, d, n):
     """Unique zero of F within max-distance r of C: T(e) = e − Y F(C + e) maps the ball into
     itself (Z0 + Z1 r + Z2 r² ≤ r) and contracts (Z1 + 2 Z2 r < 1)."""
     C, r = matrix(claim.get("cov_center"), "claim.cov_center", d, d), _positive(claim, "cov_radius")
@@ -121,13 +56,13 @@ def _enclosure(p, claim, w, d, n):
     for V, B in p.heads:  # |quadratic part (V E B E + E Bᵀ E Vᵀ)_ij| ≤ Qb_ij max|E|²
         aV, aB = (flint.fmpq_mat(d, d, [abs(x) for x in X.entries()]) for X in (V, B))
         Qb = Qb + aV * one * aB * one + one * aB.transpose() * one * aV.transpose()
-    q, J = max(_svec(Qb)), linearisation(p, C)
-    z0 = _norm_inf(Y * flint.fmpq_mat(n, 1, _svec(residual(p, C))))
-    z1, z2 = _norm_inf(_eye(n) - Y * J), _norm_inf(Y) * q
+    q, J = max(svec(Qb)), linearisation(p, C)
+    z0 = norm_inf(Y * flint.fmpq_mat(n, 1, svec(residual(p, C))))
+    z1, z2 = norm_inf(eye(n) - Y * J), norm_inf(Y) * q
     if not (z0 + z1 * r + z2 * r * r <= r and z1 + 2 * z2 * r < 1):
-        raise _Refuted(f"the Newton–Kantorovich bounds fail: Z0 = {float(z0):.3g}, "
+        raise Refuted(f"the Newton–Kantorovich bounds fail: Z0 = {float(z0):.3g}, "
                        f"Z1 = {float(z1):.3g}, Z2 = {float(z2):.3g}, r = {float(r):.3g}")
-    _pd(C - _eye(d) * (d * r), "cov_center − d·r·I")
+    require_pd(C - eye(d) * (d * r), "cov_center − d·r·I")
     return C, J, 2 * q * r  # every entry of L(Σ*) − L(C) is at most 2qr
 
 
@@ -156,14 +91,14 @@ def _box_vertices(box, A, d):
 
 
 def _robust_global(claim, w, p, d, kind) -> Verdict:
-    g, R = _positive(claim, "global_rate"), _R(p)
+    g, R = _positive(claim, "global_rate"), riccati_R(p)
     if R is None:
         raise Invalid("robust-global needs V_h = v_h I for every head")
-    _pd(-R, "−R")
+    require_pd(-R, "−R")
     Z = matrix(w.get("Z"), "witness.Z", d, d)
     n = 0
     for n, Av in enumerate(_box_vertices(claim.get("box"), p.A, d), 1):
-        _decay(-Av.transpose(), Z, 2 * g, f"vertex {n}: −Aᵀ")
+        require_decay(-Av.transpose(), Z, 2 * g, f"vertex {n}: −Aᵀ")
     return Verdict("verified", f"for every A in the box ({n} vertices checked exactly; the LMI "
                    f"AZ + ZAᵀ − 2gZ ≻ 0 is affine in A) and R ≺ 0: every Σ0 ≻ 0 converges to "
                    f"the unique Σ*(A) ≻ 0, Σ⁻¹ − Σ*⁻¹ = O(e^(−{2 * g}·t))", kind)
@@ -183,7 +118,7 @@ def check(cert, problem) -> Verdict:
                 raise Invalid("claim.matrices: expected a non-empty list of square matrices")
             m, rate = len(Ls[0]), _positive(claim, "rate")
             for k, L in enumerate(Ls):
-                _decay(matrix(L, f"claim.matrices[{k}]", m, m),
+                require_decay(matrix(L, f"claim.matrices[{k}]", m, m),
                        matrix(w.get("P"), "witness.P", m, m), 2 * rate, f"matrix {k}")
             return Verdict("verified", f"common Lyapunov function: {len(Ls)} matrices of size "
                            f"{m}, decay rate ≥ {rate} on their convex hull", kind)
@@ -198,13 +133,13 @@ def check(cert, problem) -> Verdict:
             if S.transpose() != S:
                 raise Invalid("claim.cov is not symmetric")
             if any(x != 0 for x in residual(p, S).entries()):
-                raise _Refuted("claim.cov is not an equilibrium: the residual AΣ + ΣAᵀ + "
+                raise Refuted("claim.cov is not an equilibrium: the residual AΣ + ΣAᵀ + "
                                "VΣBΣ + ΣBᵀΣVᵀ is not exactly 0")
-            _pd(S, "claim.cov")
+            require_pd(S, "claim.cov")
             where, L, slack = "Σ*", linearisation(p, S), 0
         elif kind == "stable-equilibrium":
-            S, L, e = _enclosure(p, claim, w, d, n)
-            slack = 2 * _norm_inf(matrix(w.get("P"), "witness.P", n, n)) * n * e
+            S, L, e = enclosure(p, claim, w, d, n)
+            slack = 2 * norm_inf(matrix(w.get("P"), "witness.P", n, n)) * n * e
             where = f"the equilibrium within {claim['cov_radius']} (max entry) of cov_center"
         else:
             raise Invalid("claim.cov is missing")
@@ -213,19 +148,19 @@ def check(cert, problem) -> Verdict:
             k = str(k) if isinstance(k, int) and not isinstance(k, bool) else k
             if not isinstance(k, str) or not k.isdigit() or not 1 <= int(k) <= n:
                 raise Invalid(f"witness.hurwitz_index: an integer in 1..{n}")
-            if hurwitz_det(L - _eye(n) * eps, int(k)) > 0:
-                raise _Refuted(f"Hurwitz determinant {k} of charpoly(L − {eps}·I) is positive")
+            if hurwitz_det(L - eye(n) * eps, int(k)) > 0:
+                raise Refuted(f"Hurwitz determinant {k} of charpoly(L − {eps}·I) is positive")
             return Verdict("verified", f"Σ* is an equilibrium (residual exactly 0) and unstable: "
                            f"the linearisation has an eigenvalue with real part ≥ {eps} "
                            f"(Hurwitz determinant {k} ≤ 0)", kind)
         if kind != "stable-equilibrium":
             raise Invalid(f"kind {kind!r} is not checked here")
-        rate, R = _positive(claim, "rate"), _R(p)
+        rate, R = _positive(claim, "rate"), riccati_R(p)
         if "Q" in w and R is not None and exact:
-            _decay(p.A + S * R, matrix(w["Q"], "witness.Q", d, d), rate, "N = A + Σ*R")
+            require_decay(p.A + S * R, matrix(w["Q"], "witness.Q", d, d), rate, "N = A + Σ*R")
             how = "d×d Lyapunov (V = vI)"
         else:
-            _decay(L, matrix(w.get("P"), "witness.P", n, n), 2 * rate, "L", slack)
+            require_decay(L, matrix(w.get("P"), "witness.P", n, n), 2 * rate, "L", slack)
             how = f"svec Lyapunov ({n}×{n})"
         out = [f"{where} is a positive-definite equilibrium, locally exponentially stable with "
                f"rate ≥ {rate} [{how}]"]
@@ -233,18 +168,18 @@ def check(cert, problem) -> Verdict:
             if not exact:
                 raise Invalid("claim.mean needs an exact 'cov'")
             m, mr, Mm = vector(claim.get("mean"), "claim.mean", d), _positive(claim, "mean_rate"), \
-                _M(p, S, extra=True)
+                velocity_matrix(p, S, extra=True)
             if any(x != 0 for x in (Mm * m + p.b).entries()):
-                raise _Refuted("claim.mean is not the mean's fixed point (M m* + b ≠ 0)")
-            _decay(Mm, matrix(w.get("P_mean"), "witness.P_mean", d, d), 2 * mr, "mean matrix")
+                raise Refuted("claim.mean is not the mean's fixed point (M m* + b ≠ 0)")
+            require_decay(Mm, matrix(w.get("P_mean"), "witness.P_mean", d, d), 2 * mr, "mean matrix")
             out.append(f"mean block rate ≥ {mr}, fixed point m* (coupled system stable)")
         if "global_rate" in claim:
             g = _positive(claim, "global_rate")
             if R is None or not exact:
                 raise Invalid("claim.global_rate needs V_h = v_h I and an exact 'cov'")
-            _pd(-R, "−R")
-            _decay(-p.A.transpose(), matrix(w.get("Z"), "witness.Z", d, d), 2 * g, "−Aᵀ")
+            require_pd(-R, "−R")
+            require_decay(-p.A.transpose(), matrix(w.get("Z"), "witness.Z", d, d), 2 * g, "−Aᵀ")
             out.append(f"global: every Σ0 ≻ 0 converges, Σ⁻¹ − Σ*⁻¹ = O(e^(−{2 * g}·t))")
         return Verdict("verified", "; ".join(out), kind)
-    except _Refuted as exc:
+    except Refuted as exc:
         return Verdict("refuted", str(exc), kind)

@@ -213,18 +213,7 @@ def closed_form(problem) -> ClosedForm | None:
 def _rank(S) -> int:
     from fractions import Fraction
 
-    from .exact import rank
+    from symgauss.kernel.exact import rank
     return rank([[Fraction(int(x.p), int(x.q)) for x in S.row(i)] for i in range(S.shape[0])])
 
 
-def scalar_solution(a, c, sigma0, t):
-    """σ(t) for σ' = 2aσ + 2cσ² (a SymPy expression, for reports and LaTeX).
-
-    >>> t = sp.Symbol("t")
-    >>> sp.simplify(scalar_solution(0, 1, 1, t) - 1/(1 - 2*t))
-    0
-    """
-    a, c, sigma0 = sp.sympify(a), sp.sympify(c), sp.sympify(sigma0)
-    if a == 0:
-        return sigma0 / (1 - 2 * c * sigma0 * t)
-    return sigma0 * sp.exp(2 * a * t) / (1 - c * sigma0 * (sp.exp(2 * a * t) - 1) / a)

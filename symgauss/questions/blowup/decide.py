@@ -3,7 +3,7 @@
 For time-invariant parameters, :func:`decide_blowup` answers *blows up / stays bounded / decays
 / exists for all time / undecided* with the argument used and its level:
 
-1. **closed form** (:mod:`symgauss.blowup_closed`): scalar, decoupled (A, V_h, B_h, Σ0
+1. **closed form** (:mod:`symgauss.questions.blowup.closed_form`): scalar, decoupled (A, V_h, B_h, Σ0
    simultaneously orthogonally diagonalisable — detected exactly), V_h = v_h I with A = αI.
    Level *exact*; T* as a SymPy expression (``result.closed_form``) and to D digits.
 2. **V_h = v_h I, any A** — the linear equation for P = Σ⁻¹ (notes §4): Σ exists exactly while
@@ -16,11 +16,11 @@ For time-invariant parameters, :func:`decide_blowup` answers *blows up / stays b
    gives T* ≥ T_low (and no blow-up when every V_hB_h term vanishes); for symmetric definite
    same-sign V_h, B_h, (trΣ)' ≥ 2λmin(A_sym)trΣ + 2κ(trΣ)²/r gives T* ≤ T_up; opposite signs give
    tr(VΣBΣ) ≤ 0 and global existence. The value of T* comes from the desingularised projective
-   system of :mod:`symgauss.blowup_general` (u = 1/tr(WΣ) → 0 as a regular limit), integrated
+   system of :mod:`symgauss.questions.blowup.projective` (u = 1/tr(WΣ) → 0 as a regular limit), integrated
    twice with different weights W (level *high-precision*, agreement digits stated).
 
 Cross-verification (``crosscheck=True``, the default with ``certify=True``): every reported T*
-is compared with the moment ODE itself, integrated by :func:`symgauss.hpsolve.solve_moments`
+is compared with the moment ODE itself, integrated by :func:`symgauss.integrate.high_precision.solve_moments`
 at t_j = T*(1 − j/1000), j = 1..5: 1/trΣ(t_j) must extrapolate to zero at T* with slope −1/trC
 (Σ ≈ C/(T* − t), C predicted from the null vector of M(T*)). ``result.agreement`` lists which
 methods agreed and to how many digits.
@@ -46,11 +46,9 @@ import flint
 import mpmath
 import sympy as sp
 
-from .blowup_closed import closed_form
-from .convert import require_numeric
-from .errors import ProblemError, UnsupportedError
-
-REGIMES = ("blow-up", "bounded", "decay", "unbounded", "global", "undecided")
+from symgauss.kernel.errors import ProblemError, UnsupportedError
+from symgauss.model.convert import require_numeric
+from symgauss.questions.blowup.closed_form import closed_form
 
 
 @dataclass(frozen=True)
@@ -175,7 +173,7 @@ def _lyapunov(A, Q):
 
 def _hurwitz(A) -> bool:
     """A Hurwitz ⇔ AᵀX + XA = −I has a solution X ≻ 0 (Lyapunov), decided exactly."""
-    from .checker.common import ldl_positive_definite
+    from symgauss.kernel.exact import ldl_positive_definite
     d = A.nrows()
     I = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
     X = _lyapunov(A, I)
@@ -183,9 +181,9 @@ def _hurwitz(A) -> bool:
 
 
 def _riccati_decision(problem, data, digits, certify, crosscheck):
-    from .blowup_enclosure import first_root
-    from .checker.blowup import is_psd, ldl_psd
-    from .checker.common import ldl_positive_definite
+    from symgauss.kernel.exact import ldl_positive_definite
+    from symgauss.kernel.kinds.blowup import is_psd, ldl_psd
+    from symgauss.questions.blowup.enclosure import first_root
     if data.rank == 0:
         return BlowupResult("decay", False, None, None, False, "Σ0 = 0", "exact",
                             "Σ0 = 0 is an equilibrium: Σ(t) = 0 for all t (rank is invariant)",
@@ -236,7 +234,7 @@ def _riccati_decision(problem, data, digits, certify, crosscheck):
 
 def _blowup_from_root(problem, data, root, digits, certify, crosscheck, method, evidence,
                       exact_value, level=None):
-    from .blowup_enclosure import certify_root, predicted_residue
+    from symgauss.questions.blowup.enclosure import certify_root, predicted_residue
     with mpmath.workprec(root.prec):
         t_text = _digits_text(exact_value if exact_value is not None else root.t_star, digits)
     agreement = []
@@ -265,8 +263,8 @@ def _blowup_from_root(problem, data, root, digits, certify, crosscheck, method, 
 # --- cross-verification by integrating the moment ODE ------------------------------------------
 def _integration_check(problem, t_star, trC=None, digits: int = 20):
     """Agreement of T* (and tr C) with the moment ODE integrated by hpsolve up to 0.999 T*."""
-    from .errors import BlowUpError
-    from .hpsolve import solve_moments
+    from symgauss.integrate.high_precision import solve_moments
+    from symgauss.kernel.errors import BlowUpError
     with mpmath.workdps(40):
         T = mpmath.mpf(t_star)
         ts, ys = [], []
@@ -307,8 +305,8 @@ def _exact_lower_eig(S):
     """A rational ℓ ≤ λmin(S) for symmetric rational S (checked exactly)."""
     import numpy as np
 
-    from .convert import to_fractions
-    from .exact import psd_decision
+    from symgauss.kernel.exact import psd_decision
+    from symgauss.model.convert import to_fractions
     F = to_fractions(S)
     lam = float(np.linalg.eigvalsh(np.array(F, dtype=float))[0])
     step = 1e-9 * (1 + abs(lam))
@@ -345,8 +343,8 @@ def _sym(M):
 
 
 def _general_decision(problem, digits, certify, crosscheck):
-    from .exact import rank as exact_rank
-    from .convert import to_fractions
+    from symgauss.kernel.exact import rank as exact_rank
+    from symgauss.model.convert import to_fractions
     p = problem.params
     S0 = problem.cov0
     r = exact_rank(to_fractions(S0))
@@ -444,7 +442,7 @@ def _general_decision(problem, digits, certify, crosscheck):
 def _general_high_precision(problem, digits, crosscheck):
     """T* for general V: the projective (desingularised) system integrated twice, with
     different weights W, orders and precisions; optionally the moment ODE itself (hpsolve)."""
-    from .blowup_general import projective_t_star
+    from symgauss.questions.blowup.projective import projective_t_star
     t0, _ = projective_t_star(problem, 12, weight=0, max_steps=120)   # cheap detection
     if t0 is None:
         return None, ()
@@ -479,11 +477,16 @@ def decide_blowup(problem, digits: int = 30, *, certify: bool = True,
 
     Finite-token systems never blow up in finite time: this is a statement about the
     mean-field limit.
+
+    >>> import symgauss as sg
+    >>> r = sg.blowup(sg.example("blowup_diag"), digits=20)   # A = 0, V = I, B = diag(1, 2)
+    >>> r.regime, r.t_star, r.level, r.certified
+    ('blow-up', '0.25000000000000000000', 'exact', True)
     """
     _validate(problem, digits)
     if crosscheck is None:
         crosscheck = certify
-    from .blowup_enclosure import first_root, riccati_data
+    from symgauss.questions.blowup.enclosure import first_root, riccati_data
     cf = closed_form(problem)
     data = riccati_data(problem)
     if cf is not None and cf.regime != "blow-up":
@@ -508,10 +511,10 @@ def make_certificate(problem, digits: int = 30) -> dict | None:
 
     Claim: the maximal existence time T* of Σ lies in (t_lower, t_upper]; witness: the
     vector x with xᵀM(t_upper)x < 0 and, when R is not PSD, a partition of [0, t_lower]
-    (see :mod:`symgauss.checker.blowup`).
+    (see :mod:`symgauss.kernel.kinds.blowup`).
     """
-    from .blowup_enclosure import certify_root, first_root, riccati_data
-    from .certificate import envelope
+    from symgauss.model.certificate import envelope
+    from symgauss.questions.blowup.enclosure import certify_root, first_root, riccati_data
     _validate(problem, digits)
     data = riccati_data(problem)
     if data is None or data.rank == 0:

@@ -8,7 +8,7 @@ With R = Σ_h v_h(B_h + B_hᵀ), Σ0 = L_r D_r L_rᵀ (exact LDLᵀ, rank r) and
 where M(t) becomes singular (for Σ0 ≻ 0 this is the first root of det(P0 − G(t))). The search
 (untrusted) locates it in floats, then refines it by Newton's method on the smallest
 eigenvalue λ(t) of M(t) (λ' = −qᵀ L_rᵀ e^{Aᵀt} R e^{At} L_r q) at the requested precision.
-The enclosure [T⁻, T⁺] is then proved by :func:`symgauss.checker.blowup.verify_enclosure`
+The enclosure [T⁻, T⁺] is then proved by :func:`symgauss.kernel.kinds.blowup.verify_enclosure`
 (the trusted checker's own code, ball arithmetic only).
 
 Rank-deficient Σ0 needs no special case: the formula works on range Σ0 (square-root form).
@@ -32,9 +32,16 @@ import flint
 import mpmath
 import numpy as np
 
-from .checker.blowup import (arb_positive_definite, is_psd, ldl_psd, m_matrix, riccati_R,
-                             van_loan, verify_enclosure)
-from .checker.common import ExactParams
+from symgauss.kernel.equations import riccati_R
+from symgauss.kernel.kinds.blowup import (
+    arb_positive_definite,
+    is_psd,
+    ldl_psd,
+    m_matrix,
+    van_loan,
+    verify_enclosure,
+)
+from symgauss.kernel.read import ExactParams
 
 MAX_PIECES = 20000
 
@@ -224,7 +231,7 @@ def mpf_fraction(x) -> Fraction:
 
 def _partition(data, lower: Fraction, prec: int) -> tuple | None:
     """Points 0 = t0 < … < tn = lower with M ≻ 0 proved on every [t_i, t_{i+1}] (bisection)."""
-    from .checker.blowup import ball
+    from symgauss.kernel.kinds.blowup import ball
     done, todo = [], [(Fraction(0), lower)]
     with flint.ctx.workprec(prec):
         while todo:
@@ -261,7 +268,7 @@ def certify_root(data: RiccatiData, root: Root, digits: int = 30) -> Enclosure |
     fl, fu = (flint.fmpq(lower.numerator, lower.denominator),
               flint.fmpq(upper.numerator, upper.denominator))
     prec = root.prec + 32
-    for attempt in range(3):
+    for _ in range(3):
         partition = None
         if not data.monotone:
             partition = _partition(data, lower, prec)

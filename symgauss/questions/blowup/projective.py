@@ -24,7 +24,7 @@ import math
 import flint
 import mpmath
 
-from .hpsolve import _arb_mat, _horner
+from symgauss.integrate.high_precision import arb_matrix, horner
 
 
 def _series(A, heads, W, S, u, order):
@@ -76,12 +76,12 @@ def projective_t_star(problem, digits: int = 30, weight: int = 0, max_steps: int
     order = int(1.15 * dps) + 6
     d = problem.d
     with flint.ctx.workdps(dps), mpmath.workdps(dps):
-        A = _arb_mat(problem.params.A)
-        heads = [(_arb_mat(h.V), _arb_mat(h.B)) for h in problem.params.heads]
+        A = arb_matrix(problem.params.A)
+        heads = [(arb_matrix(h.V), arb_matrix(h.B)) for h in problem.params.heads]
         W = flint.arb_mat(d, d)
         for i in range(d):
             W[i, i] = flint.arb(1 + weight * i) / (1 + weight)
-        S = _arb_mat(problem.cov0)
+        S = arb_matrix(problem.cov0)
         s = (W * S).trace()
         u = 1 / s
         S = S * u
@@ -95,9 +95,9 @@ def projective_t_star(problem, digits: int = 30, weight: int = 0, max_steps: int
             h = min(math.exp((math.log(tol) - lg[k]) / k) for k in (order - 1, order))
             h = min(h, 1e6)
             hb = flint.arb(h)
-            S = _horner(Sc, hb)
-            u = _horner(uc, hb)
-            t = _horner(tc, hb) + t
+            S = horner(Sc, hb)
+            u = horner(uc, hb)
+            t = horner(tc, hb) + t
             steps += 1
             if float(u.mid()) <= 0:
                 return None, steps

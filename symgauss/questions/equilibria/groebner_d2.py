@@ -1,7 +1,7 @@
 """Exact equilibria for d = 2 with general heads (V_h, B_h): polynomial-system solving.
 
 Unknowns s11, s12, s22 of Σ = [[s11, s12], [s12, s22]]; the three equations are the svec entries
-of eq. 1.1's right-hand side (built by :func:`symgauss.moments.cov_rhs`, never retyped). They are
+of eq. 1.1's right-hand side (built by :func:`symgauss.model.moments.cov_rhs`, never retyped). They are
 quadratic, so a zero-dimensional system has at most 2³ = 8 complex solutions (Bézout), Σ = 0
 among them. The pipeline:
 
@@ -22,12 +22,12 @@ among them. The pipeline:
 4. Each non-rational entry gets its own minimal polynomial (square-free part of the resultant
    res_w(q(w), X − e(w)), which is a power of it) and an isolating interval of that polynomial
    containing the entry (matched by ball arithmetic against all its isolated real roots).
-5. Stability: rational Σ* ≻ 0 → :func:`symgauss.stability.stability_of_exact` (exact
+5. Stability: rational Σ* ≻ 0 → :func:`symgauss.questions.stability.certify.stability_of_exact` (exact
    certificates). Algebraic Σ* ≻ 0 → the 3×3 linearisation evaluated in arb, its characteristic
    polynomial's Hurwitz determinants decided by ball arithmetic at increasing precision
    (stable: all > 0; unstable: some Hurwitz determinant of charpoly(L − εI) < 0 for a rational
    ε > 0), level ``"rigorous"``; a checkable certificate is added through the Newton–Kantorovich
-   enclosure route of :mod:`symgauss.equilibria` when it succeeds.
+   enclosure route of :mod:`symgauss.questions.equilibria.search` when it succeeds.
 
 >>> from symgauss import Problem
 >>> p = Problem(cov0=[[1, 0], [0, 1]], A=[[1, 0], [0, 2]], V=[[-1, 1], [0, -1]],
@@ -49,7 +49,7 @@ from fractions import Fraction
 import flint
 import sympy as sp
 
-from .errors import ProblemError
+from symgauss.kernel.errors import ProblemError
 
 #: coefficients of the input (numerators and denominators) larger than this many bits are not
 #: attempted exactly (the Gröbner basis coefficients grow fast); the Newton route takes over.
@@ -246,7 +246,7 @@ def _check_size(problem):
 def equations(problem):
     """The three polynomial equations (svec of eq. 1.1 at Σ = [[s11, s12], [s12, s22]]) and the
     symbols (s11, s12, s22)."""
-    from .moments import cov_rhs
+    from symgauss.model.moments import cov_rhs
     s = sp.symbols("s11 s12 s22")
     S = sp.ImmutableMatrix([[s[0], s[1]], [s[1], s[2]]])
     F = cov_rhs(problem.params, S)
@@ -350,7 +350,7 @@ def solve_d2(problem, *, digits: int = 30) -> ExactSolveResult:
             r = -b / a
             entries = tuple(_fr(fs[v].eval(r)) for v in s)
             S = [[entries[0], entries[1]], [entries[1], entries[2]]]
-            from .exact import psd_decision, rank
+            from symgauss.kernel.exact import psd_decision, rank
             psd = psd_decision(S)[0]
             sols.append(RealSolution(entries, psd, rank(S)))
             continue
@@ -393,7 +393,7 @@ def _arb_cov(sol: RealSolution, root: _Root, prec: int):
 
 
 def _hurwitz_arb(L: flint.arb_mat, k: int) -> flint.arb:
-    """k-th Hurwitz determinant of charpoly(L) (as :func:`symgauss.checker.stability.hurwitz_det`),
+    """k-th Hurwitz determinant of charpoly(L) (as :func:`symgauss.kernel.kinds.stability.hurwitz_det`),
     in ball arithmetic."""
     a, n = L.charpoly().coeffs()[::-1], L.nrows()
     return flint.arb_mat([[a[2 * j - i] if 0 <= 2 * j - i <= n else 0 for j in range(1, k + 1)]
@@ -410,8 +410,9 @@ def stability_algebraic(problem, sol: RealSolution):
     None when no precision in PRECISIONS[:5] separates.
     """
     import numpy as np
-    from .linearise import linearisation_num, numeric_params
-    from .stability import rational_below
+
+    from symgauss.model.linearise import linearisation_num, numeric_params
+    from symgauss.questions.stability.witness import rational_below
     root = _root_of(sol)
     for prec in PRECISIONS[:5]:
         with flint.ctx.workprec(prec + 32):
@@ -451,13 +452,14 @@ def _mp_cov(sol: RealSolution, digits: int):
 
 
 def _algebraic_equilibrium(problem, sol: RealSolution, digits: int):
-    from .equilibria import Equilibrium, _enclose, _mean_mp
-    from .stability import StabilityResult
+    from symgauss.questions.equilibria.newton import enclose, mean_mp
+    from symgauss.questions.equilibria.result import Equilibrium
+    from symgauss.questions.stability.local import StabilityResult
     stable, reason = stability_algebraic(problem, sol)
     Smp = _mp_cov(sol, digits)
     res = StabilityResult("undecided", reason)
     if stable is True:
-        enc = _enclose(problem, Smp, digits)
+        enc = enclose(problem, Smp, digits)
         if enc is not None and enc[2].status == "verified":
             res = enc[2]   # the same decision, with a certificate the checker re-verifies
         else:
@@ -465,17 +467,17 @@ def _algebraic_equilibrium(problem, sol: RealSolution, digits: int):
                                   "rigorous")
     elif stable is False:
         res = StabilityResult("refuted", reason, "rigorous")
-    return Equilibrium(sol.cov_text(), _mean_mp(problem, Smp, digits), 2, "exact", stable,
+    return Equilibrium(sol.cov_text(), mean_mp(problem, Smp, digits), 2, "exact", stable,
                        None, None, res, sol.algebraic_json())
 
 
 def equilibria_d2(problem, digits: int = 30):
     """The positive-definite equilibria of a d = 2 problem, exactly (level ``"exact"``), as
-    :class:`symgauss.equilibria.Equilibrium` objects — or None when the exact solver does not
+    :class:`symgauss.questions.equilibria.search.Equilibrium` objects — or None when the exact solver does not
     decide: too large, not in shape position, or not isolated — a positive-dimensional
     component of the complex solution set need not meet the positive-definite cone, so isolated
     positive-definite equilibria may still exist; the caller falls back to Newton."""
-    from .equilibria import _exact_equilibrium
+    from symgauss.questions.equilibria.exact import exact_equilibrium
     try:
         res = solve_d2(problem, digits=digits)
     except ArithmeticError:
@@ -487,7 +489,7 @@ def equilibria_d2(problem, digits: int = 30):
         if not (sol.psd and sol.rank == 2):
             continue
         if sol.is_rational:
-            out.append(_exact_equilibrium(problem, sol.cov_exact()))
+            out.append(exact_equilibrium(problem, sol.cov_exact()))
         else:
             out.append(_algebraic_equilibrium(problem, sol, digits))
     return out

@@ -25,7 +25,7 @@ invertible: the spectra of H, K avoid 2πi ℤ∖{0}).
 Real controls (logarithms, square roots) are rounded to decimal strings with ``digits + 5``
 significant digits; the *stored* rational controls are then verified independently of the
 construction: the reached state is enclosed in ball arithmetic by
-:func:`symgauss.checker.reach.propagate` (matrix exponentials of the rational pieces, exact
+:func:`symgauss.kernel.kinds.reach.propagate` (matrix exponentials of the rational pieces, exact
 Bernoulli steps), so ``final_error`` is a rigorous bound of max(‖m(T) − m1‖₂, ‖Σ(T) − Σ1‖_F).
 
 >>> from symgauss import Problem
@@ -46,10 +46,10 @@ from fractions import Fraction
 import flint
 import mpmath
 
-from .convert import require_numeric, to_fractions
-from .errors import ProblemError, UnsupportedError
-from .exact import rank
-from .numbers import parse_rational, rational_text
+from symgauss.kernel.errors import ProblemError, UnsupportedError
+from symgauss.kernel.exact import rank
+from symgauss.kernel.numbers import parse_rational, rational_text
+from symgauss.model.convert import require_numeric, to_fractions
 
 METHODS = ("geodesic", "polar", "attention")
 DEFAULT_DIGITS = 50
@@ -79,7 +79,7 @@ class ReachResult:
     precision_bits: int = 0
 
     def to_json_dict(self) -> dict:
-        from .checker.reach import sci
+        from symgauss.kernel.kinds.reach import sci
         return {"reachable": self.reachable, "reason": self.reason, "T": rational_text(self.T),
                 "controls": [dict(pc) for pc in self.controls],
                 "final_error": None if self.final_error is None else sci(self.final_error),
@@ -90,7 +90,7 @@ class ReachResult:
 
     def controlled_problem(self, problem):
         """The problem (cov0, mean0, target) driven by these controls, for ``symgauss solve``."""
-        from .problem import Problem
+        from symgauss.model.problem import Problem
         if not self.reachable:
             raise ProblemError("the target is unreachable: there are no controls")
         return Problem(cov0=problem.cov0, mean0=problem.mean0, controls=list(self.controls),
@@ -319,7 +319,7 @@ def _attention_controls(S0, S1, T, m0, m1, d):
 # --- verification -----------------------------------------------------------------------------
 
 def _read(pieces, d):
-    from .checker.common import read_pieces
+    from symgauss.kernel.read import read_pieces
     return read_pieces([dict(pc) for pc in pieces], d, "controls")
 
 
@@ -337,11 +337,11 @@ def verify(problem, pieces, digits: int = DEFAULT_DIGITS):
     """(final_error, level, precision bits) for the stored rational ``pieces``.
 
     Ball arithmetic (rigorous, or exact when every step is rational) through the trusted
-    :func:`symgauss.checker.reach.propagate`; pieces it cannot enclose fall back to the
+    :func:`symgauss.kernel.kinds.reach.propagate`; pieces it cannot enclose fall back to the
     high-precision Taylor solver (level ``"high-precision"``, an estimate).
     """
-    from .checker.common import Invalid
-    from .checker.reach import error_bounds, propagate
+    from symgauss.kernel.kinds.reach import error_bounds, propagate
+    from symgauss.kernel.verdict import Invalid
     d = problem.d
     prec = int(3.33 * (digits + 20)) + 64
     cov0, mean0 = _fmpq_mat(to_fractions(problem.cov0)), _fmpq_mat(to_fractions(problem.mean0))
@@ -359,13 +359,13 @@ def verify(problem, pieces, digits: int = DEFAULT_DIGITS):
 
 def _sqrt_up(x: Fraction) -> Fraction:
     with flint.ctx.workprec(128):
-        from .checker.reach import _arb_to_fraction
-        return _arb_to_fraction(flint.arb(_fq(x)).sqrt(), upper=True)
+        from symgauss.kernel.kinds.reach import arb_to_fraction
+        return arb_to_fraction(flint.arb(_fq(x)).sqrt(), upper=True)
 
 
 def _verify_hp(problem, pieces, digits):
-    from .hpsolve import solve_moments
-    from .problem import Problem
+    from symgauss.integrate.high_precision import solve_moments
+    from symgauss.model.problem import Problem
     p = Problem(cov0=problem.cov0, mean0=problem.mean0, controls=list(pieces))
     total = sum(Fraction(parse_rational(pc["duration"], "duration")) for pc in pieces)
     sol = solve_moments(p, rational_text(total), digits)
@@ -405,6 +405,11 @@ def reach(problem, T=1, method: str | None = None, digits: int = DEFAULT_DIGITS)
     method : "geodesic", "polar", "attention" or None (the cheapest that applies).
     digits : working precision in significant digits (≥ 50 recommended; controls are stored
         with ``digits + 5``).
+
+    >>> import symgauss as sg
+    >>> r = sg.reach(sg.example("reach_geodesic"))      # N(0, I) -> N((2, -1), diag(9, 1/9))
+    >>> r.reachable, r.method, r.level, r.final_error < 1e-50
+    (True, 'geodesic', 'rigorous', True)
     """
     require_numeric(problem, "reach")
     if problem.target is None:
@@ -460,15 +465,15 @@ def construct(problem, method: str, T, digits: int = DEFAULT_DIGITS) -> list:
 
 def make_certificate(problem, T=1, method: str | None = None,
                      digits: int = DEFAULT_DIGITS) -> dict:
-    """A "reach" or "unreachable" certificate (checked by :mod:`symgauss.checker.reach`).
+    """A "reach" or "unreachable" certificate (checked by :mod:`symgauss.kernel.kinds.reach`).
 
     >>> from symgauss import Problem
-    >>> from symgauss.checker import check_certificate
+    >>> from symgauss.kernel.checker import check_certificate
     >>> c = make_certificate(Problem(cov0=[[1]], target={"mean": [1], "cov": [[4]]}))
     >>> c["kind"], check_certificate(c).status
     ('reach', 'verified')
     """
-    from .certificate import envelope
+    from symgauss.model.certificate import envelope
     return certificate_from_result(problem, reach(problem, T, method, digits), envelope)
 
 

@@ -17,16 +17,16 @@ argument used. Two cases are decided here exactly, with rational arithmetic:
 
 * d = 1 (any number of heads): σ' = 2aσ + 2cσ², c = Σ_h v_h β_h (notes §4). The
   sign pattern of (a, c) and the comparison of σ0 with the threshold −a/c decide
-  everything (the case analysis is :func:`symgauss.blowup_closed.mode`); T* =
+  everything (the case analysis is :func:`symgauss.questions.blowup.closed_form.mode`); T* =
   ln(1 + a/(cσ0))/(2a), or 1/(2cσ0) when a = 0, as a closed form and as a decimal
   from ball arithmetic at the requested digits.
 * diagonal problems (A, every V_h, B_h and Σ0 diagonal): Σ(t) stays diagonal and the
   coordinates are d independent scalar problems; the transversal (off-diagonal)
   linearisation at Σ* is checked exactly before "stable-equilibrium" is claimed.
 
-Every other problem goes to :func:`symgauss.blowup.decide_blowup` (closed forms, the
+Every other problem goes to :func:`symgauss.questions.blowup.decide.decide_blowup` (closed forms, the
 linear equation for P = Σ⁻¹ with certified enclosures, comparison bounds); when that
-finds no blow-up and V_h = v_h I, :func:`symgauss.stability.opposite_sign_regime`
+finds no blow-up and V_h = v_h I, :func:`symgauss.questions.stability.certify.opposite_sign_regime`
 can prove global convergence to a stable Σ* ≻ 0. Its "exists for all time, boundedness
 not decided" becomes ``undecided`` here, with the proved part in the evidence.
 
@@ -44,12 +44,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from .convert import require_numeric
-from .errors import ProblemError, SymgaussError, UnsupportedError
-from .numbers import rational_text
+from symgauss.kernel.errors import ProblemError, SymgaussError, UnsupportedError
+from symgauss.kernel.numbers import rational_text
+from symgauss.kernel.verdict import LEVELS
+from symgauss.model.convert import require_numeric
 
 KINDS = ("stable-equilibrium", "blow-up", "bounded", "decay", "growth", "constant", "undecided")
-LEVELS = ("exact", "rigorous", "high-precision", "float")
 
 
 @dataclass(frozen=True)
@@ -95,12 +95,12 @@ def classify(problem, *, digits: int = 30, certify: bool = True,
     problem : Problem with constant parameters and rational entries.
     digits : significant digits of ``t_star`` (1..2000).
     certify : for problems that are neither scalar nor diagonal, ask
-        :func:`symgauss.blowup.decide_blowup` for a certified enclosure of T* and an
+        :func:`symgauss.questions.blowup.decide.decide_blowup` for a certified enclosure of T* and an
         integration cross-check (level ``rigorous``; about a second per problem) —
         ``False`` gives T* at high precision without proof, far faster.
     certificate_dir : if given, a certificate file for a blow-up or a stable
         equilibrium is written there (by the certificate writers of
-        :mod:`symgauss.blowup` / :mod:`symgauss.stability`) and its path reported.
+        :mod:`symgauss.questions.blowup.decide` / :mod:`symgauss.questions.stability.certify`) and its path reported.
 
     >>> from symgauss import Problem
     >>> r = classify(Problem(cov0=[[1, 0], [0, 1]], V=[[1, 0], [0, 1]], B=[[1, 0], [0, 2]]),
@@ -163,9 +163,10 @@ _FATES = {"blow-up": "blow-up", "decay": "decay", "limit": "stable-equilibrium",
 
 def _scalar_regime(a: Fraction, c: Fraction, s0: Fraction, digits: int, where: str = "") -> Regime:
     """σ' = 2aσ + 2cσ², σ(0) = σ0 ≥ 0: the exact case analysis of
-    :func:`symgauss.blowup_closed.mode`, T* evaluated in ball arithmetic."""
+    :func:`symgauss.questions.blowup.closed_form.mode`, T* evaluated in ball arithmetic."""
     import sympy as sp
-    from .blowup_closed import mode
+
+    from symgauss.questions.blowup.closed_form import mode
     q = lambda f: sp.Rational(f.numerator, f.denominator)  # noqa: E731
     m = mode(q(a), q(c * s0), q(s0))
     kind = _FATES[m.fate]
@@ -267,14 +268,15 @@ _BLOWUP_KINDS = {"blow-up": "blow-up", "bounded": "bounded", "decay": "decay",
 
 
 def _general_regime(problem, digits: int, certify: bool) -> Regime:
-    """:func:`symgauss.blowup.decide_blowup`, refined by the opposite-sign regime statement."""
+    """:func:`symgauss.questions.blowup.decide.decide_blowup`, refined by the opposite-sign regime statement."""
     import sympy as sp
-    from .blowup import decide_blowup
+
+    from symgauss.questions.blowup.decide import decide_blowup
     linear = _linear_regime(problem)
     if linear is not None:
         return linear
     res = decide_blowup(problem, digits, certify=certify)
-    method = f"symgauss.blowup: {res.method}"
+    method = f"symgauss.questions.blowup.decide: {res.method}"
     if res.regime == "blow-up":
         exact = None if res.closed_form is None else sp.sstr(res.closed_form)
         notes = () if res.enclosure is None else (
@@ -290,7 +292,7 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
                       f"{res.level}), but boundedness and the limit are undecided", method)
     if res.regime in _BLOWUP_KINDS:
         return Regime(_BLOWUP_KINDS[res.regime], res.level, res.evidence, method)
-    return Regime("undecided", None, res.evidence or "symgauss.blowup could not decide", method)
+    return Regime("undecided", None, res.evidence or "symgauss.questions.blowup.decide could not decide", method)
 
 
 def _linear_regime(problem):
@@ -298,14 +300,15 @@ def _linear_regime(problem):
     Σ(t) = e^{At}Σ0e^{Aᵀt} decays iff A is Hurwitz and grows exponentially iff some
     eigenvalue has Re > 0 — both decided exactly by Hurwitz determinants. Else None."""
     import flint
-    from .exact import rank
+
+    from symgauss.kernel.exact import rank
     params = problem.params
     R = params.quadratic_R()
     if not (all(h.V.is_zero_matrix or h.B.is_zero_matrix for h in params.heads)
             or (R is not None and R.is_zero_matrix)) or rank(_fractions(problem.cov0)) < problem.d:
         return None
-    from .checker.stability import hurwitz_det
-    from .stability import instability_evidence
+    from symgauss.kernel.equations import hurwitz_det
+    from symgauss.questions.stability.witness import instability_evidence
     d = problem.d
     A = flint.fmpq_mat(d, d, [flint.fmpq(int(x.p), int(x.q)) for x in params.A])
     head, method = "no quadratic term: Σ(t) = e^{At}Σ0e^{Aᵀt}, Σ0 ≻ 0; ", "linear flow, Hurwitz"
@@ -327,18 +330,18 @@ def _linear_regime(problem):
 
 def _opposite_sign(problem):
     """stable-equilibrium when V_h = v_h I, R ≺ 0, spec(A) ⊂ {Re > 0} and Σ0 ≻ 0 (global
-    convergence, notes §4), from :func:`symgauss.stability.opposite_sign_regime`; else None."""
-    from .exact import rank
+    convergence, notes §4), from :func:`symgauss.questions.stability.certify.opposite_sign_regime`; else None."""
+    from symgauss.kernel.exact import rank
     if problem.params.quadratic_R() is None or rank(_fractions(problem.cov0)) < problem.d:
         return None
-    from .stability import opposite_sign_regime
+    from symgauss.questions.stability.certify import opposite_sign_regime
     res = opposite_sign_regime(problem)
     if res.status != "verified" or "global_rate" not in res.certificate["claim"]:
         return None
     claim = res.certificate["claim"]
     return Regime("stable-equilibrium", res.level,
                   f"{res.reason}; global convergence from every Σ0 ≻ 0 (rate ≥ "
-                  f"{claim['global_rate']})", "symgauss.stability.opposite_sign_regime",
+                  f"{claim['global_rate']})", "symgauss.questions.stability.certify.opposite_sign_regime",
                   equilibrium=tuple(tuple(r) for r in claim["cov"]))
 
 
@@ -349,22 +352,23 @@ def _fractions(M) -> list:
 def _certificate(problem, kind: str):
     """(certificate dict, file suffix) from the blow-up / stability writers, or (None, why)."""
     if kind == "blow-up":
-        from .blowup import make_certificate
+        from symgauss.questions.blowup.decide import make_certificate
         cert = make_certificate(problem)
-        return (cert, "blowup") if cert is not None else (None, "symgauss.blowup.make_certificate "
+        return (cert, "blowup") if cert is not None else (None, "symgauss.questions.blowup.decide.make_certificate "
                                                           "gave none (not V = vI)")
-    from .stability import certify, opposite_sign_regime
+    from symgauss.questions.stability.certify import certify, opposite_sign_regime
     res = opposite_sign_regime(problem) if problem.params.quadratic_R() is not None else None
     if res is None or res.status != "verified":
         res = certify(problem)
     if res.status == "verified":
         return res.certificate, "stable"
-    return None, f"symgauss.stability.certify: {res.status} ({res.reason})"
+    return None, f"symgauss.questions.stability.certify.certify: {res.status} ({res.reason})"
 
 
 def _with_certificate(problem, regime: Regime, certificate_dir) -> Regime:
     from pathlib import Path
-    from .certificate import write_certificate
+
+    from symgauss.model.certificate import write_certificate
     try:
         cert, suffix = _certificate(problem, regime.kind)
     except SymgaussError as exc:  # a writer refusing is not a failure of the regime
