@@ -181,8 +181,8 @@ def _hurwitz(A) -> bool:
 
 
 def _riccati_decision(problem, data, digits, certify, crosscheck):
-    from symgauss.kernel.exact import ldl_positive_definite
-    from symgauss.kernel.kinds.blowup import is_psd, ldl_psd
+    from symgauss.kernel.exact import is_psd, ldl_positive_definite
+    from symgauss.kernel.kinds.blowup import ldl_psd
     from symgauss.questions.blowup.enclosure import first_root
     if data.rank == 0:
         return BlowupResult("decay", False, None, None, False, "Σ0 = 0", "exact",
@@ -305,7 +305,7 @@ def _exact_lower_eig(S):
     """A rational ℓ ≤ λmin(S) for symmetric rational S (checked exactly)."""
     import numpy as np
 
-    from symgauss.kernel.exact import psd_decision
+    from symgauss.kernel.exact import is_psd
     from symgauss.model.convert import to_fractions
     F = to_fractions(S)
     lam = float(np.linalg.eigvalsh(np.array(F, dtype=float))[0])
@@ -313,8 +313,8 @@ def _exact_lower_eig(S):
     for _ in range(60):
         ell = Fraction(lam - step).limit_denominator(10 ** 12)
         ell = min(ell, Fraction(lam - step))
-        if psd_decision([[F[i][j] - (ell if i == j else 0) for j in range(len(F))]
-                         for i in range(len(F))])[0]:
+        if is_psd([[F[i][j] - (ell if i == j else 0) for j in range(len(F))]
+                   for i in range(len(F))]):
             return ell
         step *= 4
     return None
@@ -506,6 +506,22 @@ def decide_blowup(problem, digits: int = 30, *, certify: bool = True,
     return _general_decision(problem, digits, certify, crosscheck)
 
 
+def decimal_inside(lo: Fraction, hi: Fraction, digits: int) -> str | None:
+    """T* as decimal text with at most ``digits`` significant digits such that every point of
+    [lo, hi] is within half a unit of its last digit (so each printed digit is right), or None.
+
+    >>> decimal_inside(Fraction(1, 4), Fraction(1, 4) + Fraction(1, 10 ** 40), 30)
+    '0.250000000000000000000000000000'
+    """
+    from symgauss.kernel.numbers import decimal_text
+    for k in range(digits, 0, -1):
+        text, half = decimal_text((lo + hi) / 2, k)
+        t = Fraction(text)
+        if t - half <= lo and hi <= t + half:
+            return text
+    return None
+
+
 def make_certificate(problem, digits: int = 30) -> dict | None:
     """A rigorous blow-up certificate (kind "blowup") when Σ provably blows up, else None.
 
@@ -529,12 +545,10 @@ def make_certificate(problem, digits: int = 30) -> dict | None:
     enc = certify_root(data, root, digits)
     if enc is None:
         return None
-    with mpmath.workprec(root.prec):
-        t_text = _digits_text(root.t_star, digits)
-    claim = {"statement": "the covariance Σ(t) exists on [0, t_lower] and ‖Σ(t)‖ → ∞ at the "
-                          "maximal existence time T*, with T* in (t_lower, t_upper]",
-             "t_lower": _frac_text(enc.lower), "t_upper": _frac_text(enc.upper),
-             "t_star": t_text}
+    claim = {"t_lower": _frac_text(enc.lower), "t_upper": _frac_text(enc.upper)}
+    t_text = decimal_inside(enc.lower, enc.upper, digits)
+    if t_text is not None:
+        claim["t_star"] = t_text
     witness = {"method": "riccati-van-loan", "x": [_frac_text(v) for v in enc.x],
                "prec": enc.prec}
     if enc.partition is not None:

@@ -33,9 +33,9 @@ import mpmath
 import numpy as np
 
 from symgauss.kernel.equations import riccati_R
+from symgauss.kernel.exact import is_psd
 from symgauss.kernel.kinds.blowup import (
     arb_positive_definite,
-    is_psd,
     ldl_psd,
     m_matrix,
     van_loan,

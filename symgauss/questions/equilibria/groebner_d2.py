@@ -350,8 +350,8 @@ def solve_d2(problem, *, digits: int = 30) -> ExactSolveResult:
             r = -b / a
             entries = tuple(_fr(fs[v].eval(r)) for v in s)
             S = [[entries[0], entries[1]], [entries[1], entries[2]]]
-            from symgauss.kernel.exact import psd_decision, rank
-            psd = psd_decision(S)[0]
+            from symgauss.kernel.exact import is_psd, rank
+            psd = is_psd(S)
             sols.append(RealSolution(entries, psd, rank(S)))
             continue
         for interval, _ in q.intervals():

@@ -11,7 +11,6 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from symgauss.kernel.read import mat_text
 from symgauss.model.linearise import (
     exact_matrix,
     exact_params,
@@ -97,7 +96,7 @@ def _mp_to_fmpq(x, bits) -> flint.fmpq:
 def enclose(problem, Smp, digits):
     """(center, radius, Y, StabilityResult) proved by the checker, or None."""
     from symgauss.kernel.kinds.stability import enclosure
-    from symgauss.kernel.verdict import Refuted
+    from symgauss.kernel.verdict import NotProved
     from symgauss.questions.stability.local import stability_of_enclosure
     d = Smp.shape[0]
     bits = int(digits * 3.33) + 8
@@ -117,10 +116,9 @@ def enclose(problem, Smp, digits):
     radius = Fraction(max(4 * z0, 2.0 ** (-bits + 2)))  # a float: an exact dyadic
     p = exact_params(problem.params)
     for _ in range(6):
-        claim = {"cov_center": mat_text(C), "cov_radius": str(radius)}
         try:
-            enclosure(p, claim, {"Y": mat_text(Y)}, d, n)
-        except Refuted:
+            enclosure(p, C, flint.fmpq(radius.numerator, radius.denominator), Y)
+        except NotProved:
             radius *= 64
             continue
         return C, radius, stability_of_enclosure(problem, C, radius, Y)

@@ -79,13 +79,11 @@ def _certify_in_range(problem, digits) -> StabilityResult:
     if res.status != "verified" or res.certificate["kind"] != "stable-equilibrium" or \
             "cov" not in res.certificate["claim"]:
         return StabilityResult(res.status, where + res.reason, res.level, res.certificate)
-    claim = {k: v for k, v in res.certificate["claim"].items() if k not in ("mean", "mean_rate")}
+    claim = {k: v for k, v in res.certificate["claim"].items()
+             if k not in ("mean", "mean_rate", "statement")}
     witness = {k: v for k, v in res.certificate["witness"].items() if k != "P_mean"}
     cert = envelope("stable-equilibrium-in-range", problem,
-                    {"statement": "Σ* = U S* Uᵀ is an equilibrium of rank r, locally "
-                                  "exponentially stable within {U S Uᵀ : S ≻ 0}, which holds "
-                                  "every Σ(t) from cov0",
-                     "basis": mat_text(U), "reduced": claim}, witness, "exact",
+                    {"basis": mat_text(U), "reduced": claim}, witness, "exact",
                     notes="reduced to range(cov0) (exact), then as stable-equilibrium")
     return checked(cert, "exact")
 

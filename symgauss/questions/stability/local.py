@@ -22,7 +22,7 @@ from symgauss.model.linearise import (
     quadratic_R_exact,
     structured_N,
 )
-from symgauss.questions.stability.witness import _q, instability_evidence, lyapunov_witness
+from symgauss.questions.stability.witness import _q, instability_witness, lyapunov_witness
 
 
 @dataclass(frozen=True)
@@ -99,12 +99,13 @@ def stability_of_exact(problem, S: flint.fmpq_mat, *, extras: bool = True) -> St
                         notes="Lyapunov-equation solve (scipy), rounded to rationals, checked "
                               "exactly (LDLᵀ)")
         return checked(cert, "exact")
-    ev = instability_evidence(L)
+    ev = instability_witness(L)
     if ev is not None:
-        eps, k = ev
+        eps, P = ev
         cert = envelope("unstable-equilibrium", problem,
-                        {"cov": mat_text(S), "growth": text(_q(eps))}, {"hurwitz_index": k},
-                        "exact", notes="exact characteristic polynomial, Routh–Hurwitz")
+                        {"cov": mat_text(S), "growth": text(_q(eps))}, {"P": mat_text(P)},
+                        "exact", notes="Lyapunov-equation solve (scipy) for L − εI, rounded; "
+                                       "inertia argument checked exactly (LDLᵀ)")
         v = check_certificate(cert)
         if v.ok:
             return StabilityResult("refuted", f"unstable: {v.reason}", "exact", cert)
@@ -128,7 +129,7 @@ def stability_of_enclosure(problem, center: flint.fmpq_mat, radius: Fraction,
     if found is None:
         return StabilityResult("undecided", "no Lyapunov witness found at the enclosure centre")
     P, rate = found
-    cert = envelope("stable-equilibrium", problem,
+    cert = envelope("stable-equilibrium-enclosed", problem,
                     {"cov_center": mat_text(center), "cov_radius": text(_q(radius)),
                      "rate": text(_q(rate))},
                     {"Y": mat_text(Y), "P": mat_text(P)}, "rigorous",
