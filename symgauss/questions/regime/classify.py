@@ -7,6 +7,7 @@
 ``blow-up``             ‖Σ(t)‖ → ∞ at a finite time T* (``t_star``)
 ``bounded``             Σ(t) exists for all t and stays bounded (no finer claim)
 ``decay``               Σ(t) → 0
+``singular-limit``      Σ(t) → Σ* with det Σ* = 0 (a rank-deficient limit)
 ``growth``              exponential growth for all t, no finite-time blow-up
 ``constant``            Σ(t) = Σ0 for all t (an equilibrium start)
 ``undecided``           no method here could decide; never reported as a "no"
@@ -49,7 +50,8 @@ from symgauss.kernel.numbers import rational_text
 from symgauss.kernel.verdict import LEVELS
 from symgauss.model.convert import require_numeric
 
-KINDS = ("stable-equilibrium", "blow-up", "bounded", "decay", "growth", "constant", "undecided")
+KINDS = ("stable-equilibrium", "blow-up", "bounded", "decay", "singular-limit", "growth",
+         "constant", "undecided")
 
 
 @dataclass(frozen=True)
@@ -57,9 +59,13 @@ class Regime:
     """The regime of one problem, how it is known, and why.
 
     ``t_star`` is a decimal string with the requested significant digits (blow-up
-    only); ``t_star_exact`` a closed form when one is known; ``equilibrium`` the
-    limit Σ* as exact strings when it is known exactly; ``certificate`` the path of
-    a certificate file when one was written.
+    only); ``t_star_exact`` a closed form when one is known; ``enclosure`` a proved
+    interval (lo, hi] for T*; ``equilibrium`` the limit Σ* as exact strings when it is
+    known exactly, or the centre of its proved enclosure (``notes`` gives the radius);
+    ``rate`` a proved exponential rate of convergence; ``certificate`` the path of a
+    certificate file when one was written; ``tried`` what was attempted (always filled
+    when undecided); ``certificate_data`` the certificate itself when a method here built
+    and verified one.
     """
     kind: str
     level: str | None
@@ -70,6 +76,10 @@ class Regime:
     equilibrium: tuple | None = None
     certificate: str | None = None
     notes: tuple = field(default=())
+    enclosure: tuple | None = None
+    rate: str | None = None
+    tried: tuple = field(default=())
+    certificate_data: dict | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -78,12 +88,14 @@ class Regime:
             raise ValueError(f"Regime.level {self.level!r} is not one of {', '.join(LEVELS)}")
 
     def to_json_dict(self) -> dict:
-        return {"regime": self.kind, "level": self.level, "t_star": self.t_star,
+        return {"kind": self.kind, "level": self.level, "t_star": self.t_star,
                 "t_star_exact": self.t_star_exact,
+                "enclosure": None if self.enclosure is None else list(self.enclosure),
                 "equilibrium": None if self.equilibrium is None else [list(r) for r in
                                                                       self.equilibrium],
-                "evidence": self.evidence, "method": self.method,
-                "certificate": self.certificate, "notes": list(self.notes)}
+                "rate": self.rate, "certificate": self.certificate,
+                "evidence": self.evidence, "tried": list(self.tried), "method": self.method,
+                "notes": list(self.notes)}
 
 
 def classify(problem, *, digits: int = 30, certify: bool = True,
@@ -121,7 +133,8 @@ def classify(problem, *, digits: int = 30, certify: bool = True,
         regime = _diagonal_regime(problem, digits)
     else:
         regime = _general_regime(problem, digits, certify)
-    if certificate_dir is not None and regime.kind in ("blow-up", "stable-equilibrium"):
+    if certificate_dir is not None and (regime.certificate_data is not None or regime.kind in
+                                        ("blow-up", "stable-equilibrium")):
         regime = _with_certificate(problem, regime, certificate_dir)
     return regime
 
@@ -275,6 +288,14 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     linear = _linear_regime(problem)
     if linear is not None:
         return linear
+    from symgauss.questions.regime.reference import reference_regime
+    proposal = reference_regime(problem)
+    tried = [f"float integration (LSODA on svec Σ): {proposal['kind']}"]
+    if proposal["kind"] in ("decay", "stable-equilibrium", "singular-limit"):
+        if _opposite_sign(problem) is None:
+            limit = _limit_regime(problem, proposal, tried)
+            if limit is not None:
+                return limit
     res = decide_blowup(problem, digits, certify=certify)
     method = f"symgauss.questions.blowup.decide: {res.method}"
     if res.regime == "blow-up":
@@ -282,17 +303,38 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
         notes = () if res.enclosure is None else (
             f"certified enclosure [{res.enclosure[0]}, {res.enclosure[1]}]",)
         return Regime("blow-up", res.level, res.evidence, method, t_star=res.t_star,
-                      t_star_exact=exact, notes=notes)
+                      t_star_exact=exact, notes=notes, enclosure=res.enclosure)
     if res.regime in ("bounded", "global"):
         stable = _opposite_sign(problem)
         if stable is not None:
             return stable
+    tried.append(f"symgauss.questions.blowup.decide: {res.regime} ({res.level})")
     if res.regime == "global":
         return Regime("undecided", None, res.evidence + f"; no finite-time blow-up (proved, "
-                      f"{res.level}), but boundedness and the limit are undecided", method)
+                      f"{res.level}), but boundedness and the limit are undecided", method,
+                      tried=tuple(tried))
     if res.regime in _BLOWUP_KINDS:
         return Regime(_BLOWUP_KINDS[res.regime], res.level, res.evidence, method)
-    return Regime("undecided", None, res.evidence or "symgauss.questions.blowup.decide could not decide", method)
+    return Regime("undecided", None, res.evidence or "symgauss.questions.blowup.decide could not "
+                  "decide", method, tried=tuple(tried))
+
+
+def _limit_regime(problem, proposal, tried):
+    """stable-equilibrium / decay / singular-limit with a kernel-verified ``limit`` certificate
+    (:func:`symgauss.questions.regime.basin.find_limit`), or None (``tried`` says why)."""
+    from symgauss.questions.regime.basin import find_limit
+    res = find_limit(problem, proposal)
+    if res.certificate is None:
+        tried.append(f"validated integration into a contraction region: {res.why}")
+        return None
+    claim = res.certificate["claim"]
+    eq = None if res.regime == "decay" else tuple(tuple(r) for r in res.center)
+    notes = () if res.regime == "decay" else (
+        f"every entry of Σ* is within {res.radius} of the equilibrium shown",)
+    return Regime(res.regime, "rigorous", claim["statement"] + " (kernel: VERIFIED)",
+                  "validated integration into a contraction region (symgauss.questions.regime."
+                  "basin)", equilibrium=eq, rate=res.rate, notes=notes,
+                  certificate_data=res.certificate)
 
 
 def _linear_regime(problem):
@@ -370,7 +412,8 @@ def _with_certificate(problem, regime: Regime, certificate_dir) -> Regime:
 
     from symgauss.model.certificate import write_certificate
     try:
-        cert, suffix = _certificate(problem, regime.kind)
+        cert, suffix = ((regime.certificate_data, "limit") if regime.certificate_data is not None
+                        else _certificate(problem, regime.kind))
     except SymgaussError as exc:  # a writer refusing is not a failure of the regime
         return _note(regime, f"no certificate written: {exc}")
     if cert is None:

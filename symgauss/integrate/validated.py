@@ -1,0 +1,184 @@
+"""Validated integration of eq. 1.1 on Sym(d): steps that the kernel re-checks one by one.
+
+Untrusted search: this module *proposes* each step (step length h, a-priori box radius β,
+log-norm bound μ, the next point) and keeps it only when the kernel's own step check
+:func:`symgauss.kernel.flow.step` accepts it, so a trajectory built here is one the checker
+accepts. The method (a Taylor series from an exact rational point, the Lagrange remainder from
+an a-priori box, and the distance to the true solution carried by a logarithmic norm in a
+weighted norm ‖x‖_P — wrapping-free, since every step restarts from a point) is described in
+:mod:`symgauss.kernel.flow`.
+
+>>> from symgauss.kernel.read import read_problem
+>>> p = read_problem({"cov0": [[1]], "A": [[1]], "V": [[-1]], "B": [[1]]})
+>>> import flint
+>>> run = integrate(p.params, [flint.fmpq(1, 4)], flint.fmpq_mat([[1]]), flint.fmpq(1),
+...                 lambda c, r: False, t_max=2)
+>>> round(float(run.points[-1][0]), 8), float(run.t) >= 2    # σ' = 2σ − 2σ², σ → 1
+(0.98201379, True)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import flint
+
+from symgauss.kernel.flow import Flow, box_center, step, svec_of, sym_of, tube_slack
+from symgauss.kernel.verdict import NotProved
+
+#: significant digits of the points written to a certificate
+POINT_DIGITS = 30
+
+
+@dataclass
+class Run:
+    """A validated trajectory: ``steps`` [(h, β, μ, point)], its end point and radius."""
+    steps: list
+    points: list
+    radius: object      # arb: ‖Σ(t) − points[-1]‖_P ≤ radius
+    t: object           # fmpq: the end time
+    stopped: bool       # the stop condition held at the end
+    texts: list = None  # the points as written (decimal text, exactly the rationals)
+    why: str = ""
+
+    def witness_steps(self) -> list:
+        return [{"h": str(h), "beta": _dec(b), "mu": _dec(m), "point": list(texts)}
+                for (h, b, m, _), texts in zip(self.steps, self.texts)]
+
+
+def _dec(x: flint.fmpq) -> str:
+    """Exact text of a rational with a power-of-ten denominator (from :func:`_simple`)."""
+    return "0" if x == 0 else _long_dec(x, 3)
+
+
+def _long_dec(x: flint.fmpq, digits: int) -> str:
+    """x rounded to ``digits`` significant decimal digits, as text (exact-rational decimal)."""
+    neg = x < 0
+    x = abs(x)
+    e = int(math.floor(math.log10(float(x)))) if float(x) > 0 else 0
+    k = digits - 1 - e
+    scaled = x * flint.fmpq(10) ** k if k >= 0 else x / flint.fmpq(10) ** (-k)
+    m = int(((scaled * 2 + 1) / 2).floor())
+    return ("-" if neg else "") + f"{m}e{-k}"
+
+
+def _round(v: flint.arb) -> tuple:
+    """(rational, its text): the midpoint of v to POINT_DIGITS significant digits."""
+    x = _mid_fmpq(v)
+    text = "0" if x == 0 else _long_dec(x, POINT_DIGITS)
+    return flint.fmpq(*_frac(text)) if x != 0 else flint.fmpq(0), text
+
+
+def _frac(text: str):
+    m, e = text.split("e")
+    e = int(e)
+    return (int(m) * 10 ** e, 1) if e >= 0 else (int(m), 10 ** (-e))
+
+
+def _mid_fmpq(v: flint.arb) -> flint.fmpq:
+    man, exp = v.mid().man_exp()
+    return flint.fmpq(int(man) * 2 ** int(exp)) if exp >= 0 else flint.fmpq(int(man), 2 ** int(-exp))
+
+
+def _simple(x: float) -> flint.fmpq:
+    """A rational with a short text near x > 0 (3 significant digits)."""
+    e = math.floor(math.log10(x))
+    m = round(x / 10 ** (e - 2))
+    return flint.fmpq(m * 10 ** (e - 2)) if e >= 2 else flint.fmpq(m, 10 ** (2 - e))
+
+
+def _mag(S) -> float:
+    return max(abs(float(v.mid())) + float(v.rad()) for v in svec_of(S)) or 1e-300
+
+
+def _mu_guess(P_np, J) -> float:
+    import numpy as np
+    from scipy.linalg import eigh
+    n = J.nrows()
+    Jm = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
+    Jr = np.array([[float(J[i, j].rad()) for j in range(n)] for i in range(n)])
+    S = (Jm.T @ P_np + P_np @ Jm) / 2
+    mu = float(eigh(S, P_np, eigvals_only=True)[-1])
+    lmin = float(np.linalg.eigvalsh(P_np)[0])
+    return mu + np.linalg.norm(Jr) * np.linalg.norm(P_np, 2) / lmin * 1.01 + 1e-12
+
+
+def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int = 128,
+              max_steps: int = 280, safety: float = 0.25, tol: float = 1e-15) -> Run:
+    """Validated steps from the exact svec ``start`` until ``stop(point, radius)`` or ``t_max``.
+
+    ``params`` are exact (kernel) parameters; P ≻ 0 (fmpq_mat) with λmin(P) ≥ ell the metric.
+    Every step is accepted by :func:`symgauss.kernel.flow.step`; a step that cannot be
+    validated is retried shorter, and after 12 retries the run stops (``why`` says where).
+    """
+    import numpy as np
+    d = params.A.nrows()
+    P_np = np.array([[float(P[i, j]) for j in range(P.ncols())] for i in range(P.nrows())])
+    steps, points, texts = [], [list(start)], []
+    t = flint.fmpq(0)
+    with flint.ctx.workprec(prec):
+        flow, Pa = Flow(params), flint.arb_mat(P)
+        c, r = list(start), flint.arb(0)
+        while True:
+            if stop(c, r):
+                return Run(steps, points, r, t, True, texts)
+            if float(t) >= t_max or len(steps) >= max_steps:
+                return Run(steps, points, r, t, False, texts,
+                           f"stopped at t = {float(t):.4g} after {len(steps)} steps")
+            co = flow.taylor(sym_of(c, d), order)
+            a0 = max(_mag(co[0]), 1e-12)
+            h0 = min((a0 / max(_mag(co[j]), 1e-300)) ** (1.0 / j) for j in (order - 1, order))
+            h = min(h0 * safety, 1e6)
+            done = False
+            for _ in range(12):
+                H = _simple(h)
+                rounded = [_round(v) for v in svec_of(_horner(co, flint.arb(H), order))]
+                nxt = [x for x, _ in rounded]
+                rr = flint.arb(float(r.mid() + r.rad()) / math.sqrt(float(ell)) * 1.01)
+                centre = box_center(flow, c, H)
+                beta = 0.6 * float(H) * _mag(flow.field(sym_of(c, d))) + float(rr.mid()) + 1e-40
+                try:
+                    for _b in range(6):
+                        box = sym_of(centre, d, flint.arb(_simple(beta)))
+                        slack = tube_slack(flow, c, rr, flint.arb(H), box, _simple(beta))
+                        if slack > 0:
+                            break
+                        beta = max((beta - float(slack.mid()) + float(slack.rad())) * 1.2,
+                                   beta * 1.1)
+                        if not math.isfinite(beta) or beta > 1e50:
+                            raise NotProved("no a-priori box")
+                    else:
+                        raise NotProved("no a-priori box")
+                    B = _simple(beta)
+                    mu = _simple_signed(_mu_guess(P_np, flow.jacobian(sym_of(centre, d, flint.arb(B)))))
+                    r_new = step(flow, Pa, ell, c, r, H, B, mu, nxt, order)
+                    local = float(r_new.mid()) - math.exp(float(mu) * float(H)) * float(r.mid())
+                    if local > tol * max(1.0, a0) and h > 1e-3 * h0 * safety:
+                        raise NotProved("local error over the tolerance")
+                    done = True
+                    break
+                except NotProved:
+                    h /= 2
+            if not done:
+                return Run(steps, points, r, t, False, texts,
+                           f"no step could be validated at t = {float(t):.4g}")
+            steps.append((H, B, mu, nxt))
+            points.append(nxt)
+            texts.append([tx for _, tx in rounded])
+            c, r, t = nxt, r_new, t + H
+
+
+def _simple_signed(x: float) -> flint.fmpq:
+    """A rational ≥ x with 3 significant digits (rounded up)."""
+    if x == 0:
+        return flint.fmpq(0)
+    e = math.floor(math.log10(abs(x))) - 2
+    m = math.ceil(x / 10 ** e)
+    return flint.fmpq(m * 10 ** e) if e >= 0 else flint.fmpq(m, 10 ** (-e))
+
+
+def _horner(co, H, order):
+    T = co[order - 1]
+    for j in range(order - 2, -1, -1):
+        T = T * H + co[j]
+    return T

@@ -1,0 +1,88 @@
+"""The float reference regime: integrate eq. 1.1 on Sym(d) and read off what Σ(t) does.
+
+Used only to *measure* :func:`symgauss.questions.regime.classify.classify` (benchmarks, tests),
+never as evidence for a claim. The state is svec(Σ) (entries i ≤ j), so the flow stays on
+Sym(d) — the skew part of the d×d extension can be unstable and is never integrated.
+
+Rules (float, labelled as such):
+
+* ``blow-up``: ‖Σ‖ passes 1e6 while the relative speed ‖F(Σ)‖/‖Σ‖ exceeds 1e3 (a finite-time
+  singularity: ‖F‖/‖Σ‖ ~ 1/(T* − t)); ``t_star`` is that time plus 1/speed.
+* ``growth``: ‖Σ‖ passes 1e6 at a moderate relative speed (exponential growth), or keeps
+  growing at a steady exponential rate until the end.
+* ``decay`` / ``singular-limit`` / ``stable-equilibrium``: ‖F(Σ)‖ < 1e-9·max(1, ‖Σ‖) at the end;
+  the limit is 0, singular (λmin < 1e-6 λmax) or positive definite.
+* ``unclear``: none of these by t = ``t_max`` (slow, oscillating or borderline).
+
+>>> from symgauss import Problem
+>>> reference_regime(Problem(cov0=[[1]], V=[[1]], B=[[1]]))["kind"]
+'blow-up'
+"""
+from __future__ import annotations
+
+
+def _float_params(problem):
+    import numpy as np
+    p = problem.params
+    A = np.array(p.A.tolist(), dtype=float)
+    heads = [(np.array(h.V.tolist(), dtype=float), np.array(h.B.tolist(), dtype=float))
+             for h in p.heads]
+    return A, heads
+
+
+def reference_regime(problem, t_max: float = 400.0) -> dict:
+    """{"kind", "t_star" (blow-up), "limit" (d×d list, convergent kinds)} by DOP853."""
+    import numpy as np
+    from scipy.integrate import solve_ivp
+    d = problem.d
+    A, heads = _float_params(problem)
+    iu = np.triu_indices(d)
+
+    def full(y):
+        S = np.zeros((d, d))
+        S[iu] = y
+        return S + np.triu(S, 1).T
+
+    def field(S):
+        M = A.copy()
+        for V, B in heads:
+            M = M + V @ S @ B
+        X = M @ S
+        return X + X.T
+
+    def f(_t, y):
+        return field(full(y))[iu]
+
+    def big(_t, y):
+        return np.max(np.abs(y)) - 1e6
+    big.terminal = True
+    y0 = np.array(problem.cov0.tolist(), dtype=float)[iu]
+    t0, y, history = 0.0, y0, []
+    while t0 < t_max:
+        t1 = min(t_max, t0 + 20.0)
+        sol = solve_ivp(f, (t0, t1), y, method="LSODA", rtol=1e-10, atol=1e-14, events=big)
+        y = sol.y[:, -1]
+        S = full(y)
+        nS = np.linalg.norm(S)
+        if sol.status == 1:
+            speed = np.linalg.norm(field(S)) / nS
+            if speed > 1e3:   # ‖Σ‖ ~ K/(T* − t): the relative speed is 1/(T* − t)
+                return {"kind": "blow-up", "t_star": float(sol.t[-1]) + 1 / speed,
+                        "limit": None}
+            return {"kind": "growth", "t_star": None, "limit": None}
+        if not sol.success:
+            return {"kind": "unclear", "t_star": None, "limit": None}
+        t0 = t1
+        history.append(nS)
+        F = np.linalg.norm(field(S))
+        if F < 1e-9 * max(1.0, nS):
+            lam = np.linalg.eigvalsh(S)
+            if nS < 1e-8:
+                return {"kind": "decay", "t_star": None, "limit": None}
+            kind = "singular-limit" if lam[0] < 1e-6 * lam[-1] else "stable-equilibrium"
+            return {"kind": kind, "t_star": None, "limit": S.tolist()}
+        if nS < 1e-12:
+            return {"kind": "decay", "t_star": None, "limit": None}
+    if len(history) > 3 and all(b > 2 * a for a, b in zip(history[-4:], history[-3:])):
+        return {"kind": "growth", "t_star": None, "limit": None}
+    return {"kind": "unclear", "t_star": None, "limit": None}
