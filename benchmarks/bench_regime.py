@@ -28,6 +28,7 @@ import statistics
 import tempfile
 import time
 from collections import Counter
+from fractions import Fraction
 
 COMPATIBLE = {
     "stable-equilibrium": {"stable-equilibrium"},
@@ -47,7 +48,7 @@ def wrong(answer, ref) -> str | None:
     if ref["kind"] not in COMPATIBLE.get(answer["kind"], set()):
         return f"answered {answer['kind']}, reference {ref['kind']}"
     if answer["kind"] == "blow-up" and answer.get("enclosure") and ref.get("t_star"):
-        lo, hi = (float(x) for x in answer["enclosure"])
+        lo, hi = (float(Fraction(x)) for x in answer["enclosure"])
         t = ref["t_star"]
         if not lo - 1e-6 * t <= t <= hi + 1e-6 * t:
             return f"T* enclosure [{lo}, {hi}] misses the reference {t}"
@@ -122,6 +123,7 @@ def main(argv=None) -> int:
                   f"{ans['seconds']:7.2f} s (process {ans['process']:6.2f} s)" + (f"  WRONG: {bad}" if bad else ""), flush=True)
     n = len(rows)
     decided = sum(r["kind"] != "undecided" for r in rows)
+    proved = sum(r["kind"] != "undecided" and r["level"] in ("exact", "rigorous") for r in rows)
     certified = sum(r["certified"] for r in rows)
     n_wrong = sum(r["wrong"] is not None for r in rows)
     times = sorted(r["seconds"] for r in rows)
@@ -130,7 +132,8 @@ def main(argv=None) -> int:
     print()
     print(f"problems {n} (seed {args.seed}); reference: "
           + ", ".join(f"{k} {v}" for k, v in sorted(Counter(r['reference'] for r in rows).items())))
-    print(f"decided {decided}/{n} = {100 * decided / n:.0f} %   certified (kernel VERIFIED) "
+    print(f"decided {decided}/{n} = {100 * decided / n:.0f} % (at a proof level, exact or "
+          f"rigorous: {proved}/{n} = {100 * proved / n:.0f} %)   certified (kernel VERIFIED) "
           f"{certified}/{n} = {100 * certified / n:.0f} %   wrong {n_wrong}")
     print(f"time per problem: median {statistics.median(times):.2f} s, p95 {p95:.2f} s, "
           f"max {times[-1]:.2f} s; baseline (float reference, LSODA) median "

@@ -21,4 +21,7 @@ symgauss reach "$ex/reach_geodesic.json" --certificate "$out/reach_geodesic.json
 symgauss reach "$ex/reach_geodesic.json" --method attention --certificate "$out/reach_geodesic_attention.json" >/dev/null
 symgauss reach "$ex/rank1_d3.json" --certificate "$out/reach_rank1_d3.json" >/dev/null
 symgauss reach "$ex/rank_mismatch.json" --certificate "$out/unreachable_rank_mismatch.json" >/dev/null
+symgauss regime "$ex/general3.json" --certificate "$out/limit_general3.json" >/dev/null
+symgauss regime "$ex/singular_limit.json" --certificate "$out/limit_singular.json" >/dev/null
+symgauss regime "$ex/general_blowup.json" --certificate "$out/blowup_trajectory_general.json" >/dev/null
 symgauss check "$out"/*.json

@@ -194,6 +194,12 @@ def claim_holds(cert) -> bool:
         T = _blowup_time(flt(A), flt(_frac_mat(R)), flt(_frac_mat(p.cov0)))
         lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
         return T is not None and lo - 1e-7 * (1 + T) < T <= hi + 1e-7 * (1 + T)
+    if kind == "limit":
+        return _limit_holds(A, heads, p, c)
+    if kind == "blowup-trajectory":
+        T = _float_blowup_time(A, heads, p)
+        lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
+        return T is not None and lo - 1e-7 * (1 + T) < T <= hi + 1e-7 * (1 + T)
     if kind == "stable-equilibrium-in-range":
         U = fm(c["basis"])
         S = _mul(_mul(U, fm(c["reduced"]["cov"])), _T(U))
@@ -220,3 +226,64 @@ def claim_holds(cert) -> bool:
             np.min(np.linalg.eigvalsh(flt(S))) > 0
     b = [[Fraction(int(x.p), int(x.q))] for x in p.b]
     return _stable(A, heads, S, c, b)
+
+
+def _svec_field(A, heads, d):
+    iu = np.triu_indices(d)
+
+    def full(y):
+        S = np.zeros((d, d))
+        S[iu] = y
+        return S + np.triu(S, 1).T
+
+    def f(_t, y):
+        S = full(y)
+        M = A.copy()
+        for V, B in heads:
+            M = M + V @ S @ B
+        X = M @ S
+        return (X + X.T)[iu]
+    return f, full, iu
+
+
+def _limit_holds(A, heads, p, c) -> bool:
+    """Integrate (LSODA, t ≤ 400) and compare the limit, its kind and the rate with the claim."""
+    from scipy.integrate import solve_ivp
+    A, heads, d = flt(A), [(flt(V), flt(B)) for V, B in heads], p.d
+    f, full, iu = _svec_field(A, heads, d)
+    sol = solve_ivp(f, (0, 400), flt(_frac_mat(p.cov0))[iu], method="LSODA", rtol=1e-11,
+                    atol=1e-14)
+    if not sol.success:
+        return False
+    S = full(sol.y[:, -1])
+    if np.linalg.norm(f(0, S[iu])) > 1e-7:
+        return False
+    C, r = flt(fm(c["center"])), float(F(c["radius"]))
+    if np.max(np.abs(S - C)) > r + 1e-6:
+        return False
+    lam = np.linalg.eigvalsh(S)
+    if c["regime"] == "stable-equilibrium" and lam[0] <= 1e-9:
+        return False
+    if c["regime"] == "singular-limit" and lam[0] > 1e-5 * max(1.0, lam[-1]):
+        return False
+    if c["regime"] == "decay" and np.max(np.abs(S)) > 1e-8:
+        return False
+    L = lin_float(A, heads, S)
+    return bool(np.max(np.linalg.eigvals(L).real) <= -float(F(c["rate"])) + 1e-6)
+
+
+def _float_blowup_time(A, heads, p):
+    """T* from LSODA: the time ‖Σ‖ passes 1e8, plus 1/(relative speed)."""
+    from scipy.integrate import solve_ivp
+    A, heads, d = flt(A), [(flt(V), flt(B)) for V, B in heads], p.d
+    f, full, iu = _svec_field(A, heads, d)
+
+    def big(_t, y):
+        return np.max(np.abs(y)) - 1e8
+    big.terminal = True
+    sol = solve_ivp(f, (0, 100), flt(_frac_mat(p.cov0))[iu], method="LSODA", rtol=1e-11,
+                    atol=1e-14, events=big)
+    if sol.status != 1:
+        return None
+    y = sol.y[:, -1]
+    return float(sol.t[-1]) + np.linalg.norm(y) / np.linalg.norm(f(0, y))

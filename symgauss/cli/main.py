@@ -14,8 +14,8 @@ import sys
 
 from symgauss.kernel.errors import SymgaussError
 
-COMMANDS = ("report", "derive", "solve", "equilibria", "certify", "check", "blowup", "reach",
-            "simulate-particles", "pretrained", "atlas")
+COMMANDS = ("report", "derive", "solve", "equilibria", "certify", "check", "blowup", "regime",
+            "reach", "simulate-particles", "pretrained", "atlas")
 
 EXIT_USAGE = 2
 

@@ -23,7 +23,15 @@ from dataclasses import dataclass
 
 import flint
 
-from symgauss.kernel.flow import Flow, box_center, step, svec_of, sym_of, tube_slack
+from symgauss.kernel.flow import (
+    Flow,
+    box_center,
+    contracts,
+    step,
+    svec_of,
+    sym_of,
+    tube_slack,
+)
 from symgauss.kernel.verdict import NotProved
 
 #: significant digits of the points written to a certificate
@@ -40,6 +48,11 @@ class Run:
     stopped: bool       # the stop condition held at the end
     texts: list = None  # the points as written (decimal text, exactly the rationals)
     why: str = ""
+
+    def truncate(self, k: int) -> "Run":
+        """The first k steps (the radius is not kept: recompute it with the kernel)."""
+        t = sum((h for h, _, _, _ in self.steps[:k]), flint.fmpq(0))
+        return Run(self.steps[:k], self.points[:k + 1], None, t, True, self.texts[:k])
 
     def witness_steps(self) -> list:
         return [{"h": str(h), "beta": _dec(b), "mu": _dec(m), "point": list(texts)}
@@ -104,8 +117,9 @@ def _mu_guess(P_np, J) -> float:
 
 
 def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int = 128,
-              max_steps: int = 280, safety: float = 0.25, tol: float = 1e-15) -> Run:
-    """Validated steps from the exact svec ``start`` until ``stop(point, radius)`` or ``t_max``.
+              max_steps: int = 600, safety: float = 0.12, tol: float = 1e-15, stop_time=None) -> Run:
+    """Validated steps from the exact svec ``start`` until ``stop(point, radius)`` (or
+    ``stop_time(point, radius, t)``) holds, or ``t_max``.
 
     ``params`` are exact (kernel) parameters; P ≻ 0 (fmpq_mat) with λmin(P) ≥ ell the metric.
     Every step is accepted by :func:`symgauss.kernel.flow.step`; a step that cannot be
@@ -120,7 +134,7 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
         flow, Pa = Flow(params), flint.arb_mat(P)
         c, r = list(start), flint.arb(0)
         while True:
-            if stop(c, r):
+            if (stop is not None and stop(c, r)) or (stop_time is not None and stop_time(c, r, t)):
                 return Run(steps, points, r, t, True, texts)
             if float(t) >= t_max or len(steps) >= max_steps:
                 return Run(steps, points, r, t, False, texts,
@@ -150,7 +164,12 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
                     else:
                         raise NotProved("no a-priori box")
                     B = _simple(beta)
-                    mu = _simple_signed(_mu_guess(P_np, flow.jacobian(sym_of(centre, d, flint.arb(B)))))
+                    J = flow.jacobian(sym_of(centre, d, flint.arb(B)))
+                    guess = _mu_guess(P_np, J)
+                    for k in range(6):
+                        mu = _simple_signed(guess + (abs(guess) + 0.1) * (0.02 * 3 ** k - 0.02))
+                        if contracts(Pa, J, -mu):
+                            break
                     r_new = step(flow, Pa, ell, c, r, H, B, mu, nxt, order)
                     local = float(r_new.mid()) - math.exp(float(mu) * float(H)) * float(r.mid())
                     if local > tol * max(1.0, a0) and h > 1e-3 * h0 * safety:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import flint
 
-from symgauss.kernel.verdict import NotProved
+from symgauss.kernel.verdict import Invalid, NotProved
 
 
 def pairs(d: int) -> list:
@@ -161,6 +161,19 @@ def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int):
         T = T * H + point[j]
     err = [a - flint.arb(b) for a, b in zip(svec_of(T), nxt)]
     return upper((flint.arb(mu) * H).exp() * r + p_norm(P, err))
+
+
+#: steps × order² × (heads + 1) × ⌈prec/128⌉ — about 4 µs each on one core (d = 5)
+MAX_STEP_WORK = 2_500_000
+
+
+def require_work(n_steps: int, order: int, prec: int, heads: int) -> None:
+    """:class:`Invalid` when checking the steps would pass the kernel's time budget."""
+    work = n_steps * order * order * (heads + 1) * -(-prec // 128)
+    if work > MAX_STEP_WORK:
+        raise Invalid(f"over a limit: {n_steps} steps of order {order} at {prec} bits with "
+                      f"{heads} heads is {work} units of work; this checker does at most "
+                      f"{MAX_STEP_WORK} (steps × order² × (heads + 1) × ⌈prec/128⌉)")
 
 
 def check_steps(flow, P, ell, start, steps, order: int) -> tuple:

@@ -4,7 +4,9 @@ where the flow contracts (:mod:`symgauss.kernel.flow` holds the mathematics).
 Claim: ``regime`` — ``stable-equilibrium`` (Σ* ≻ 0), ``decay`` (Σ* = 0) or ``singular-limit``
 (det Σ* = 0) —, ``center`` C, ``radius`` r (every entry of Σ* within r of C; 0 for decay, where
 C must be 0), ``rate`` λ, ``t_enter`` T. Witness: the metric ``P`` (n×n) with ``ell`` ≤ λmin(P),
-the region's level ``rho``, the Taylor ``order`` and ``prec`` (bits), and ``steps``: a list of
+the region's level ``rho``, the Taylor ``order`` and ``prec`` (bits), optional ``metric``
+(``region``: the steps measure distances in ‖·‖_P, the default; ``identity``: in ‖·‖_2, converted
+at the end by ‖e‖_P ≤ √‖P‖_∞·‖e‖_2), and ``steps``: a list of
 {``h``, ``beta``, ``mu``, ``point``} (step, a-priori box radius, log-norm bound, svec of the next
 point), summing to T. Checks:
 
@@ -18,15 +20,16 @@ point), summing to T. Checks:
    F(0) = 0; singular-limit: tr M(S) < 0 on the box (M = A + Σ_h V_hSB_h), so
    det Σ(t) = det Σ(T)·exp(2∫tr M) → 0 and det Σ* = 0.
 
-Limits: d ≤ MAX_D, steps ≤ MAX_STEPS, order ≤ MAX_ORDER, prec ≤ MAX_PREC.
+Limits: d ≤ MAX_D, steps ≤ MAX_STEPS, order ≤ MAX_ORDER, prec ≤ MAX_PREC, and the work of the
+steps ≤ :data:`symgauss.kernel.flow.MAX_STEP_WORK`.
 """
 from __future__ import annotations
 
 import flint
 
 from symgauss.kernel.equations import residual, svec
-from symgauss.kernel.exact import eye, positive_definite, require_pd
-from symgauss.kernel.flow import Flow, check_steps, contracts, p_norm, sym_of
+from symgauss.kernel.exact import eye, norm_inf, positive_definite, require_pd
+from symgauss.kernel.flow import Flow, check_steps, contracts, p_norm, require_work, sym_of
 from symgauss.kernel.read import rational, short_text
 from symgauss.kernel.schema import (
     Field,
@@ -40,14 +43,14 @@ from symgauss.kernel.schema import (
 )
 from symgauss.kernel.verdict import Invalid, NotProved
 
-MAX_D, MAX_STEPS, MAX_ORDER, MIN_PREC, MAX_PREC = 5, 300, 30, 64, 512
+MAX_D, MAX_STEPS, MAX_ORDER, MIN_PREC, MAX_PREC = 5, 1000, 30, 64, 512
 REGIMES = ("stable-equilibrium", "decay", "singular-limit")
 SCHEMAS = {"limit": Schema(
     {"regime": Field(choice(*REGIMES)), "center": Field(sym("d")), "radius": Field(nonnegative),
      "rate": Field(positive), "t_enter": Field(nonnegative)},
     {"P": Field(sym("n")), "ell": Field(positive), "rho": Field(positive),
      "order": Field(integer(2, MAX_ORDER)), "prec": Field(integer(MIN_PREC, MAX_PREC)),
-     "steps": Field(raw)},
+     "steps": Field(raw), "metric": Field(choice("region", "identity"), False)},
     "rigorous", {"d": MAX_D})}
 
 
@@ -101,6 +104,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
         raise Invalid("limit certificates are for time-invariant parameters (no 'controls')")
     p, d, n = problem.params, problem.d, ctx.n
     steps = read_steps(witness["steps"], n)
+    require_work(len(steps), witness["order"], witness["prec"], len(p.heads))
     if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != claim["t_enter"]:
         raise Invalid("the step lengths do not add up to claim.t_enter")
     C, r, rate, reg = claim["center"], claim["radius"], claim["rate"], claim["regime"]
@@ -126,7 +130,12 @@ def check(kind, claim, witness, problem, ctx) -> None:
                 raise NotProved("tr(A + Σ_h V_hSB_h) < 0 is not proved on the region, so the "
                                 "limit is not proved singular")
         Pa = flint.arb_mat(P)
-        end, r_end = check_steps(flow, Pa, ell, svec(problem.cov0), steps, witness["order"])
+        if witness.get("metric", "region") == "region":
+            end, r_end = check_steps(flow, Pa, ell, svec(problem.cov0), steps, witness["order"])
+        else:   # steps in ‖·‖_2, then ‖e‖_P ≤ √λmax(P)·‖e‖_2 ≤ √‖P‖_∞·‖e‖_2
+            end, r_end = check_steps(flow, flint.arb_mat(eye(n)), flint.fmpq(1),
+                                     svec(problem.cov0), steps, witness["order"])
+            r_end = r_end * flint.arb(norm_inf(P)).sqrt()
         gap = [flint.arb(a) - flint.arb(b) for a, b in zip(end, svec(C))]
         if not p_norm(Pa, gap) + r_end < flint.arb(rho).sqrt():
             raise NotProved(f"the enclosure at t = {short_text(claim['t_enter'])} (radius "

@@ -161,13 +161,23 @@ def find_limit(problem, proposal: dict, *, t_max: float = 200.0) -> LimitResult:
         return float(p_norm(flint.arb_mat(P), gap).mid()) + float(r.mid()) < target
 
     run = integrate(p, svec(ep.cov0), P, ell, inside, t_max=t_max)
+    metric = "region"
+    if not run.stopped:     # an ill-conditioned P can make the steps stall: measure in ‖·‖_2
+        from symgauss.kernel.exact import eye, norm_inf
+        scale = math.sqrt(float(norm_inf(P)))
+
+        def inside_2(pt, r):
+            return inside(pt, r * scale)
+        run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), inside_2, t_max=t_max)
+        metric = "identity"
     if not run.stopped:
         return LimitResult(None, None, f"validated integration did not reach the contraction "
                            f"region ({run.why})")
     claim = {"regime": kind, "center": [[str(C[i, j]) for j in range(d)] for i in range(d)],
              "radius": str(radius), "rate": str(rate), "t_enter": str(run.t)}
     witness = {"P": [[str(P[i, j]) for j in range(n)] for i in range(n)], "ell": str(ell),
-               "rho": str(rho), "order": 24, "prec": 128, "steps": run.witness_steps()}
+               "rho": str(rho), "order": 24, "prec": 128, "steps": run.witness_steps(),
+               **({"metric": metric} if metric != "region" else {})}
     cert = envelope("limit", problem, claim, witness, "rigorous",
                     "validated Taylor steps into a contraction region (symgauss.questions."
                     "regime.basin)")

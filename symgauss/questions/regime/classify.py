@@ -99,7 +99,7 @@ class Regime:
 
 
 def classify(problem, *, digits: int = 30, certify: bool = True,
-             certificate_dir=None) -> Regime:
+             certificate_dir=None, certificate_file=None) -> Regime:
     """Decide the regime of a time-invariant numeric problem.
 
     Parameters
@@ -113,6 +113,7 @@ def classify(problem, *, digits: int = 30, certify: bool = True,
     certificate_dir : if given, a certificate file for a blow-up or a stable
         equilibrium is written there (by the certificate writers of
         :mod:`symgauss.questions.blowup.decide` / :mod:`symgauss.questions.stability.certify`) and its path reported.
+    certificate_file : the same, written to this path.
 
     >>> from symgauss import Problem
     >>> r = classify(Problem(cov0=[[1, 0], [0, 1]], V=[[1, 0], [0, 1]], B=[[1, 0], [0, 2]]),
@@ -133,9 +134,10 @@ def classify(problem, *, digits: int = 30, certify: bool = True,
         regime = _diagonal_regime(problem, digits)
     else:
         regime = _general_regime(problem, digits, certify)
-    if certificate_dir is not None and (regime.certificate_data is not None or regime.kind in
-                                        ("blow-up", "stable-equilibrium")):
-        regime = _with_certificate(problem, regime, certificate_dir)
+    target = certificate_file or certificate_dir
+    if target is not None and (regime.certificate_data is not None or regime.kind in
+                               ("blow-up", "stable-equilibrium", "decay", "singular-limit")):
+        regime = _with_certificate(problem, regime, certificate_dir, certificate_file)
     return regime
 
 
@@ -291,12 +293,24 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     from symgauss.questions.regime.reference import reference_regime
     proposal = reference_regime(problem)
     tried = [f"float integration (LSODA on svec Σ): {proposal['kind']}"]
-    if proposal["kind"] in ("decay", "stable-equilibrium", "singular-limit"):
+    from symgauss.kernel.kinds.limit import MAX_D
+    validated = problem.d <= MAX_D
+    if not validated:
+        tried.append(f"validated integration: not tried, d = {problem.d} is over the limit "
+                     f"d ≤ {MAX_D} of the kernel kinds 'limit' and 'blowup-trajectory'")
+    if validated and proposal["kind"] in ("decay", "stable-equilibrium", "singular-limit"):
         if _opposite_sign(problem) is None:
             limit = _limit_regime(problem, proposal, tried)
             if limit is not None:
                 return limit
-    res = decide_blowup(problem, digits, certify=certify)
+    if validated and proposal["kind"] == "blow-up" and problem.params.quadratic_R() is None:
+        bound = _blowup_bound(problem, proposal, tried)
+        if bound is not None:
+            return bound
+    # general V: the certified path of decide_blowup is the Riccati one (V = vI); without it
+    # certify=True adds an integration cross-check but no proof, so skip it for speed
+    general = problem.params.quadratic_R() is None and proposal["kind"] == "blow-up"
+    res = decide_blowup(problem, digits, certify=certify and not general)
     method = f"symgauss.questions.blowup.decide: {res.method}"
     if res.regime == "blow-up":
         exact = None if res.closed_form is None else sp.sstr(res.closed_form)
@@ -309,6 +323,11 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
         if stable is not None:
             return stable
     tried.append(f"symgauss.questions.blowup.decide: {res.regime} ({res.level})")
+    if res.regime == "global" and proposal["kind"] == "growth":
+        return Regime("growth", "float", res.evidence + f"; no finite-time blow-up (proved, "
+                      f"{res.level}); unbounded growth seen by float integration only (‖Σ‖ "
+                      "passes 1e6 at a moderate relative speed) — not proved", method,
+                      tried=tuple(tried))
     if res.regime == "global":
         return Regime("undecided", None, res.evidence + f"; no finite-time blow-up (proved, "
                       f"{res.level}), but boundedness and the limit are undecided", method,
@@ -317,6 +336,21 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
         return Regime(_BLOWUP_KINDS[res.regime], res.level, res.evidence, method)
     return Regime("undecided", None, res.evidence or "symgauss.questions.blowup.decide could not "
                   "decide", method, tried=tuple(tried))
+
+
+def _blowup_bound(problem, proposal, tried):
+    """blow-up with a kernel-verified ``blowup-trajectory`` certificate (validated steps, then
+    comparison equations: :func:`symgauss.questions.regime.blowup_bound.find_blowup`), or None."""
+    from symgauss.questions.regime.blowup_bound import find_blowup
+    res = find_blowup(problem, proposal["t_star"])
+    if res.certificate is None:
+        tried.append(f"validated integration + comparison bounds for T*: {res.why}")
+        return None
+    return Regime("blow-up", "rigorous", res.certificate["claim"]["statement"] +
+                  " (kernel: VERIFIED)", "validated integration, then comparison equations for "
+                  "tr Σ and ‖Σ‖_F (symgauss.questions.regime.blowup_bound)", t_star=res.t_star,
+                  enclosure=res.enclosure, certificate_data=res.certificate,
+                  notes=(f"certified enclosure ({res.enclosure[0]}, {res.enclosure[1]}]",))
 
 
 def _limit_regime(problem, proposal, tried):
@@ -398,28 +432,48 @@ def _certificate(problem, kind: str):
         cert = make_certificate(problem)
         return (cert, "blowup") if cert is not None else (None, "symgauss.questions.blowup.decide.make_certificate "
                                                           "gave none (not V = vI)")
+    if kind in ("decay", "singular-limit"):
+        return _limit_certificate(problem)
     from symgauss.questions.stability.certify import certify, opposite_sign_regime
     res = opposite_sign_regime(problem) if problem.params.quadratic_R() is not None else None
     if res is None or res.status != "verified":
         res = certify(problem)
     if res.status == "verified":
         return res.certificate, "stable"
-    return None, f"symgauss.questions.stability.certify.certify: {res.status} ({res.reason})"
+    cert, why = _limit_certificate(problem)
+    if cert is not None:
+        return cert, "limit"
+    return None, (f"symgauss.questions.stability.certify.certify: {res.status} ({res.reason}); "
+                  f"validated integration: {why}")
 
 
-def _with_certificate(problem, regime: Regime, certificate_dir) -> Regime:
+def _limit_certificate(problem):
+    """(a ``limit`` certificate, "limit") for a convergent answer found another way, or
+    (None, why)."""
+    from symgauss.kernel.kinds.limit import MAX_D
+    from symgauss.questions.regime.basin import find_limit
+    from symgauss.questions.regime.reference import reference_regime
+    if problem.d > MAX_D:
+        return None, f"d = {problem.d} is over the limit d ≤ {MAX_D} of kind 'limit'"
+    res = find_limit(problem, reference_regime(problem))
+    return (res.certificate, "limit") if res.certificate is not None else (None, res.why)
+
+
+def _with_certificate(problem, regime: Regime, certificate_dir, certificate_file) -> Regime:
     from pathlib import Path
 
     from symgauss.model.certificate import write_certificate
     try:
-        cert, suffix = ((regime.certificate_data, "limit") if regime.certificate_data is not None
+        cert, suffix = ((regime.certificate_data, regime.certificate_data["kind"])
+                        if regime.certificate_data is not None
                         else _certificate(problem, regime.kind))
     except SymgaussError as exc:  # a writer refusing is not a failure of the regime
         return _note(regime, f"no certificate written: {exc}")
     if cert is None:
         return _note(regime, f"no certificate written: {suffix}")
     stem = problem.hash().split(":")[1][:16]
-    path = write_certificate(cert, Path(certificate_dir) / f"{stem}-{suffix}.json")
+    path = write_certificate(cert, Path(certificate_file) if certificate_file else
+                             Path(certificate_dir) / f"{stem}-{suffix}.json")
     return replace(regime, certificate=str(path))
 
 

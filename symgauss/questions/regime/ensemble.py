@@ -50,11 +50,6 @@ def _spd(rng, d: int, scale: float):
     return _mat(S, 16)
 
 
-def _near(rng, d: int, M, noise: float):
-    import numpy as np
-    return np.asarray(M, dtype=float) + rng.normal(0, noise, (d, d))
-
-
 def _family(name: str, rng, d: int) -> dict:
     import numpy as np
     eye = np.eye(d)

@@ -30,10 +30,9 @@ def _float_params(problem):
     return A, heads
 
 
-def reference_regime(problem, t_max: float = 400.0) -> dict:
-    """{"kind", "t_star" (blow-up), "limit" (d×d list, convergent kinds)} by DOP853."""
+def float_field(problem):
+    """(f(t, y), full(y) → Σ, y0) for eq. 1.1's covariance on svec coordinates (floats)."""
     import numpy as np
-    from scipy.integrate import solve_ivp
     d = problem.d
     A, heads = _float_params(problem)
     iu = np.triu_indices(d)
@@ -43,20 +42,28 @@ def reference_regime(problem, t_max: float = 400.0) -> dict:
         S[iu] = y
         return S + np.triu(S, 1).T
 
-    def field(S):
+    def f(_t, y):
+        S = full(y)
         M = A.copy()
         for V, B in heads:
             M = M + V @ S @ B
         X = M @ S
-        return X + X.T
+        return (X + X.T)[iu]
+    return f, full, np.array(problem.cov0.tolist(), dtype=float)[iu]
 
-    def f(_t, y):
-        return field(full(y))[iu]
+
+def reference_regime(problem, t_max: float = 400.0) -> dict:
+    """{"kind", "t_star" (blow-up), "limit" (d×d list, convergent kinds)} by LSODA."""
+    import numpy as np
+    from scipy.integrate import solve_ivp
+    f, full, y0 = float_field(problem)
+
+    def field(S):
+        return full(f(0, S[np.triu_indices(len(S))]))
 
     def big(_t, y):
         return np.max(np.abs(y)) - 1e6
     big.terminal = True
-    y0 = np.array(problem.cov0.tolist(), dtype=float)[iu]
     t0, y, history = 0.0, y0, []
     while t0 < t_max:
         t1 = min(t_max, t0 + 20.0)
