@@ -27,14 +27,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from symgauss.kernel.errors import SymgaussError
-from symgauss.kernel.kinds import blowup, blowup_trajectory, in_range, limit, reach, stability
+from symgauss.kernel.kinds import (
+    blowup,
+    blowup_infinity,
+    blowup_trajectory,
+    in_range,
+    limit,
+    reach,
+    stability,
+)
 from symgauss.kernel.numbers import JSONNumber, loads_exact
 from symgauss.kernel.read import FORMAT, MAX_D, VERSION, ExactProblem, read_problem
 from symgauss.kernel.schema import Context, read_section
 from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 
 #: kind -> the module that checks it (each module has SCHEMAS, statement(), check())
-KINDS = {kind: module for module in (stability, in_range, blowup, reach, limit, blowup_trajectory)
+KINDS = {kind: module for module in (stability, in_range, blowup, reach, limit, blowup_trajectory,
+                                      blowup_infinity)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

@@ -110,7 +110,8 @@ def require_rates(params, a, c) -> None:
                         "is not proved")
 
 
-def check(kind, claim, witness, problem, ctx) -> None:
+def check_claim(claim, problem) -> None:
+    """The claim's own consistency (as kind ``blowup``) and constant parameters."""
     lo, hi = claim["t_lower"], claim["t_upper"]
     if not lo < hi:
         raise Invalid("claim: need 0 < t_lower < t_upper")
@@ -121,6 +122,11 @@ def check(kind, claim, witness, problem, ctx) -> None:
                           "last digit, so not every digit shown would be proved")
     if problem.params is None:
         raise Invalid("blow-up certificates are for time-invariant parameters (no 'controls')")
+
+
+def check(kind, claim, witness, problem, ctx) -> None:
+    check_claim(claim, problem)
+    lo, hi = claim["t_lower"], claim["t_upper"]
     steps = read_steps(witness["steps"], ctx.n)
     p = problem.params
     require_work(len(steps), witness["order"], witness["prec"], len(p.heads))

@@ -98,6 +98,8 @@ def find_blowup(problem, t_ref: float) -> BlowupBound:
         k = len(history)
         history.append((math.inf if e is None else float(e[1].mid() - e[0].mid()), k, e))
         best = min(history, key=lambda h: h[0])
+        if best[2] is None:
+            return False
         return best[0] < 1e-8 * float(best[2][1].mid()) or (
             best[0] < math.inf and history[-1][0] > 100 * best[0])
 
@@ -108,12 +110,7 @@ def find_blowup(problem, t_ref: float) -> BlowupBound:
         return BlowupBound(None, f"validated integration did not reach a Σ large enough for "
                            f"the comparison ({run.why or 'no enclosure'})")
     run = run.truncate(k)
-    lo, hi = _frac(float(e[0].mid() - e[0].rad()), False), _frac(float(e[1].mid() + e[1].rad()), True)
-    claim = {"t_lower": f"{lo.numerator}/{lo.denominator}",
-             "t_upper": f"{hi.numerator}/{hi.denominator}"}
-    star = _decimal_inside(lo, hi)
-    if star is not None:
-        claim["t_star"] = star
+    claim = claim_of(e)
     witness = {"steps": run.witness_steps(), "order": 24, "prec": 128, "a": str(a), "c": str(c)}
     cert = envelope("blowup-trajectory", problem, claim, witness, "rigorous",
                     "validated Taylor steps, then comparison equations for tr Σ and ‖Σ‖_F "
@@ -122,7 +119,20 @@ def find_blowup(problem, t_ref: float) -> BlowupBound:
     if verdict.status != "verified":
         return BlowupBound(None, f"the kernel did not verify the certificate: "
                            f"{verdict.status} ({verdict.reason[:200]})")
-    return BlowupBound(cert, verdict.reason, (claim["t_lower"], claim["t_upper"]), star)
+    return BlowupBound(cert, verdict.reason, (claim["t_lower"], claim["t_upper"]),
+                       claim.get("t_star"))
+
+
+def claim_of(e) -> dict:
+    """The claim (t_lower, t_upper, t_star when a digit is proved) from two arb bounds of T*."""
+    lo = _frac(float(e[0].mid() - e[0].rad()), False)
+    hi = _frac(float(e[1].mid() + e[1].rad()), True)
+    claim = {"t_lower": f"{lo.numerator}/{lo.denominator}",
+             "t_upper": f"{hi.numerator}/{hi.denominator}"}
+    star = _decimal_inside(lo, hi)
+    if star is not None:
+        claim["t_star"] = star
+    return claim
 
 
 def _up_abs(x: float) -> flint.fmpq:
