@@ -196,7 +196,7 @@ def claim_holds(cert) -> bool:
         return T is not None and lo - 1e-7 * (1 + T) < T <= hi + 1e-7 * (1 + T)
     if kind == "limit":
         return _limit_holds(A, heads, p, c)
-    if kind == "blowup-trajectory":
+    if kind in ("blowup-trajectory", "blowup-infinity"):
         T = _float_blowup_time(A, heads, p)
         lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
         return T is not None and lo - 1e-7 * (1 + T) < T <= hi + 1e-7 * (1 + T)

@@ -17,7 +17,7 @@ import pytest
 from _mutation import reseal, roundtrip
 
 from symgauss.kernel.checker import check_certificate
-from symgauss.kernel.kinds import blowup, reach, stability
+from symgauss.kernel.kinds import blowup, limit, reach, stability
 from symgauss.kernel.read import MAX_D, read_problem
 
 BUDGET_S, SIZE = 20.0, 64 * 1024
@@ -108,7 +108,32 @@ def _robust_full_box(d):
                 {"box": box, "global_rate": "1/2"}, {"Z": txt(Z)}, "exact")
 
 
+def _limit_all_steps_pass(d, heads):
+    """Kind limit at the work limit: d = 5, 8 heads, order 30, 512 bits, every step passing
+    (V_h = B_h = 0, A = −I: Σ(t) = e^{−2t}Σ0, points rounded to 30 digits), decay into the unit
+    ball. Random non-zero heads cost about as much per step (0.13 s per step, measured)."""
+    from symgauss.kernel.flow import MAX_STEP_WORK
+    n, order, prec = d * (d + 1) // 2, limit.MAX_ORDER, limit.MAX_PREC
+    steps = MAX_STEP_WORK // (order * order * (heads + 1) * (prec // 128))
+    h = Fraction(1, steps)
+    pts = []
+    with flint.ctx.workprec(200):
+        for k in range(1, steps + 1):
+            x = (-2 * flint.arb(flint.fmpq(k, steps))).exp()
+            pts.append([f"{float(x):.17e}" if i == j else "0" for i in range(d)
+                        for j in range(i, d)])
+    zero = [["0"] * d for _ in range(d)]
+    problem = {"cov0": txt(eye(d)), "A": txt(eye(d) * -1),
+               "heads": [{"V": zero, "B": zero} for _ in range(heads)]}
+    return cert("limit", problem,
+                {"regime": "decay", "center": zero, "radius": "0", "rate": "1", "t_enter": "1"},
+                {"P": txt(eye(n)), "ell": "99/100", "rho": "1", "order": order, "prec": prec,
+                 "steps": [{"h": str(h), "beta": "1/10", "mu": "-199/100", "point": pt}
+                           for pt in pts]}, "rigorous")
+
+
 CRAFTED = {
+    "limit d=5, 8 heads, at the step-work limit": lambda: _limit_all_steps_pass(limit.MAX_D, 8),
     "unstable d=12, long numbers": lambda: _unstable(stability.MAX_D_SVEC, 1),
     "unstable d=8, longer numbers": lambda: _unstable(8, 3),
     "stable d=12": lambda: _stable(stability.MAX_D_SVEC, 1),
@@ -162,3 +187,8 @@ def test_past_a_limit_is_invalid_and_says_which():
         {"duration": "1/65"}] * 65))
     box = _robust_full_box(2)
     _over(box, lambda c: c["claim"]["box"].append(c["claim"]["box"][0]))
+    lim = _limit_all_steps_pass(2, 1)
+    assert "units of work" in _over(lim, lambda c: c["witness"].update(
+        steps=c["witness"]["steps"] * 2))
+    assert "at most 1000 steps" in _over(lim, lambda c: c["witness"].update(
+        steps=c["witness"]["steps"][:1] * 1001))

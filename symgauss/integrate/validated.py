@@ -171,7 +171,8 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
                         if contracts(Pa, J, -mu):
                             break
                     r_new = step(flow, Pa, ell, c, r, H, B, mu, nxt, order)
-                    local = float(r_new.mid()) - math.exp(float(mu) * float(H)) * float(r.mid())
+                    local = float(r_new.mid()) - math.exp(min(float(mu) * float(H), 700)) * float(
+                        r.mid())
                     if local > tol * max(1.0, a0) and h > 1e-3 * h0 * safety:
                         raise NotProved("local error over the tolerance")
                     done = True

@@ -139,7 +139,7 @@ def find_limit(problem, proposal: dict, *, t_max: float = 200.0) -> LimitResult:
         scale = max(float(np.max(np.abs(np.array(c, dtype=float)))), 1e-3)
         rho = _up(scale ** 2 * float(np.linalg.eigvalsh(Pf)[-1]))
         with flint.ctx.workprec(128):
-            for _ in range(24):
+            for _ in range(40):
                 try:
                     check_region(flow, P, ell, rho, C, rate, F_C)
                     region = rho

@@ -323,11 +323,8 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
         if stable is not None:
             return stable
     tried.append(f"symgauss.questions.blowup.decide: {res.regime} ({res.level})")
-    if res.regime == "global" and proposal["kind"] == "growth":
-        return Regime("growth", "float", res.evidence + f"; no finite-time blow-up (proved, "
-                      f"{res.level}); unbounded growth seen by float integration only (‖Σ‖ "
-                      "passes 1e6 at a moderate relative speed) — not proved", method,
-                      tried=tuple(tried))
+    if res.regime in ("global", "undecided", "bounded") and proposal["kind"] in _FLOAT_FATES:
+        return _float_answer(proposal, res, method, tried)
     if res.regime == "global":
         return Regime("undecided", None, res.evidence + f"; no finite-time blow-up (proved, "
                       f"{res.level}), but boundedness and the limit are undecided", method,
@@ -336,6 +333,25 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
         return Regime(_BLOWUP_KINDS[res.regime], res.level, res.evidence, method)
     return Regime("undecided", None, res.evidence or "symgauss.questions.blowup.decide could not "
                   "decide", method, tried=tuple(tried))
+
+
+_FLOAT_FATES = {"growth": "‖Σ‖ passes 1e6 at a moderate relative speed (exponential growth)",
+                "stable-equilibrium": "Σ(t) settles at a positive-definite matrix",
+                "singular-limit": "Σ(t) settles at a singular matrix",
+                "decay": "Σ(t) → 0"}
+
+
+def _float_answer(proposal, res, method, tried) -> Regime:
+    """The float integration's fate, labelled float: no method here proved it (``tried`` says
+    what was attempted); what decide_blowup proved is kept in the evidence."""
+    kind = proposal["kind"]
+    proved = f"{res.evidence}; " if res.regime in ("global", "bounded") else ""
+    eq = None
+    if proposal.get("limit") is not None and kind != "decay":
+        eq = tuple(tuple(f"{x:.10g}" for x in row) for row in proposal["limit"])
+    return Regime(kind, "float", f"{proved}float integration (LSODA on svec Σ, t ≤ 400): "
+                  f"{_FLOAT_FATES[kind]} — evidence, not proved", method, equilibrium=eq,
+                  tried=tuple(tried))
 
 
 def _blowup_bound(problem, proposal, tried):
@@ -354,10 +370,12 @@ def _blowup_bound(problem, proposal, tried):
     if res.certificate is None:
         tried.append(f"validated integration + a region at infinity: {res.why}")
         return None
+    from symgauss.kernel.read import rational, short_text
+    enclosure = tuple(short_text(rational(x, "t")) for x in res.enclosure)
     return Regime("blow-up", "rigorous", res.certificate["claim"]["statement"] +
                   " (kernel: VERIFIED)", method, t_star=res.t_star,
-                  enclosure=res.enclosure, certificate_data=res.certificate,
-                  notes=(f"certified enclosure ({res.enclosure[0]}, {res.enclosure[1]}]",))
+                  enclosure=enclosure, certificate_data=res.certificate,
+                  notes=(f"certified enclosure ({enclosure[0]}, {enclosure[1]}]",))
 
 
 def _limit_regime(problem, proposal, tried):

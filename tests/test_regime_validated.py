@@ -1,0 +1,195 @@
+"""Validated integration, the kinds ``limit``, ``blowup-trajectory``, ``blowup-infinity`` and the
+``symgauss regime`` command.
+
+Claims are compared with independent computations: the logistic closed form, scipy integration
+of eq. 1.1 on svec(Σ), and the kernel's verdicts on tampered certificates (a true claim with a
+broken witness is NOT PROVED, never REFUTED).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import flint
+import numpy as np
+import pytest
+from _mutation import reseal
+from _oracle import claim_holds
+
+from symgauss import Problem, load_problem
+from symgauss.integrate.validated import integrate
+from symgauss.kernel.checker import check_certificate
+from symgauss.kernel.read import read_problem
+from symgauss.questions.regime.classify import classify
+
+ROOT = Path(__file__).resolve().parents[1]
+EX = ROOT / "symgauss" / "examples"
+SCRIPT = Path(sys.executable).parent / "symgauss"
+CERTS = ROOT / "certificates"
+
+
+def _load(name):
+    return json.loads((CERTS / name).read_text())
+
+
+def test_validated_steps_enclose_the_logistic_closed_form():
+    # σ' = 2σ − 2σ², σ(0) = 1/4: σ(t) = 1/(1 + 3e^{−2t})
+    p = read_problem({"cov0": [[1]], "A": [[1]], "V": [[-1]], "B": [[1]]})
+    run = integrate(p.params, [flint.fmpq(1, 4)], flint.fmpq_mat([[1]]), flint.fmpq(1),
+                    lambda c, r: False, t_max=3)
+    t = run.t
+    with flint.ctx.workprec(200):
+        exact = 1 / (1 + 3 * (-2 * flint.arb(t)).exp())
+        lo = flint.arb(run.points[-1][0]) - run.radius
+        hi = flint.arb(run.points[-1][0]) + run.radius
+        assert lo < exact < hi
+    assert float(run.radius.mid()) < 1e-12
+
+
+@pytest.mark.parametrize("name", ["limit_general3.json", "limit_singular.json",
+                                  "blowup_trajectory_general.json"])
+def test_checked_in_certificates_verify_and_hold(name):
+    cert = _load(name)
+    v = check_certificate(reseal(cert))
+    assert v.status == "verified", v.reason
+    assert claim_holds(cert)
+
+
+def _tampered(cert, path, value):
+    c = copy.deepcopy(cert)
+    obj = c
+    for k in path[:-1]:
+        obj = obj[k]
+    obj[path[-1]] = value
+    return check_certificate(reseal(c))
+
+
+def test_a_broken_limit_witness_is_not_proved_never_refuted():
+    cert = _load("limit_general3.json")
+    step = cert["witness"]["steps"][3]
+    nudged = [str(Fraction(x) + Fraction(1, 10 ** 6)) for x in step["point"]]
+    # a nudge of 1e-6 only widens the enclosure: still a proof (the method is not brittle)
+    assert _tampered(cert, ["witness", "steps", 3, "point"], nudged).status == "verified"
+    moved = [str(Fraction(x) + 10) for x in step["point"]]
+    for path, value in [(["witness", "steps", 3, "point"], moved),
+                        (["witness", "steps", 3, "beta"], "1e-9"),
+                        (["witness", "steps", 3, "mu"], "-100"),
+                        (["witness", "rho"], "1e6"),
+                        (["witness", "ell"], "1e3"),
+                        (["witness", "steps"], cert["witness"]["steps"][:2])]:
+        v = _tampered(cert, path, value)
+        assert v.status in ("not-proved", "invalid"), (path, v)
+
+
+def test_a_stronger_limit_claim_is_not_verified():
+    cert = _load("limit_general3.json")
+    for path, value in [(["claim", "rate"], "10"), (["claim", "radius"], "1e-40"),
+                        (["claim", "regime"], "singular-limit"),
+                        (["claim", "regime"], "decay")]:
+        v = _tampered(cert, path, value)
+        assert v.status != "verified", (path, v)
+
+
+def test_a_narrower_blowup_enclosure_is_not_verified():
+    cert = _load("blowup_trajectory_general.json")
+    lo, hi = Fraction(cert["claim"]["t_lower"]), Fraction(cert["claim"]["t_upper"])
+    c = copy.deepcopy(cert)
+    c["claim"].pop("t_star", None)
+    for claim in ({"t_lower": str(lo), "t_upper": str(lo + (hi - lo) / 1000)},
+                  {"t_lower": str(hi - (hi - lo) / 1000), "t_upper": str(hi)}):
+        c["claim"].update(claim)
+        v = check_certificate(reseal(c))
+        assert v.status == "not-proved", v
+    v = _tampered(cert, ["witness", "c"], "100")
+    assert v.status == "not-proved", v
+
+
+def _float_limit(problem, t=300.0):
+    from scipy.integrate import solve_ivp
+
+    from symgauss.questions.regime.reference import float_field
+    f, full, y0 = float_field(problem)
+    sol = solve_ivp(f, (0, t), y0, method="LSODA", rtol=1e-12, atol=1e-14)
+    return full(sol.y[:, -1])
+
+
+def test_classify_general_v_stable_equilibrium_matches_integration():
+    p = load_problem(EX / "general3.json")
+    r = classify(p, digits=15)
+    assert (r.kind, r.level) == ("stable-equilibrium", "rigorous")
+    S = np.array([[float(Fraction(x)) for x in row] for row in r.equilibrium])
+    assert np.max(np.abs(S - _float_limit(p))) < 1e-9
+    # the rate is a lower bound of the decay rate: every eigenvalue of the linearisation
+    from _oracle import lin_float
+    A = np.array(p.A.tolist(), dtype=float)
+    heads = [(np.array(h.V.tolist(), dtype=float), np.array(h.B.tolist(), dtype=float))
+             for h in p.params.heads]
+    assert max(np.linalg.eigvals(lin_float(A, heads, S)).real) <= -float(Fraction(r.rate))
+
+
+def test_classify_singular_limit_is_singular_by_integration():
+    p = load_problem(EX / "singular_limit.json")
+    r = classify(p, digits=15)
+    assert (r.kind, r.level) == ("singular-limit", "rigorous")
+    lam = np.linalg.eigvalsh(_float_limit(p))
+    assert abs(lam[0]) < 1e-9 and lam[-1] > 0.1
+
+
+def test_classify_general_v_blowup_enclosure_holds_the_float_time():
+    from symgauss.questions.regime.reference import reference_regime
+    p = load_problem(EX / "general_blowup.json")
+    r = classify(p, digits=15)
+    assert (r.kind, r.level) == ("blow-up", "rigorous")
+    lo, hi = (float(Fraction(x)) for x in r.enclosure)
+    t = reference_regime(p)["t_star"]
+    assert lo - 1e-8 <= t <= hi + 1e-8 and hi - lo < 1e-6
+
+
+def _run(*args):
+    return subprocess.run([str(SCRIPT), "regime", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+def test_cli_regime_json_keys_and_certificate(tmp_path):
+    out = _run(str(EX / "general3.json"), "--json", "--certificate", str(tmp_path / "c.json"))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    for key in ("kind", "level", "t_star", "enclosure", "equilibrium", "rate", "certificate",
+                "evidence", "tried"):
+        assert key in data
+    assert data["kind"] == "stable-equilibrium" and data["certificate"]
+    chk = subprocess.run([str(SCRIPT), "check", data["certificate"]], capture_output=True,
+                         text=True, cwd=ROOT)
+    assert chk.returncode == 0 and "VERIFIED" in chk.stdout
+
+
+def test_cli_regime_time_varying_names_solve(tmp_path):
+    f = tmp_path / "switched.json"
+    f.write_text((EX / "switched.json").read_text())
+    out = _run(str(f))
+    assert out.returncode == 2 and "solve" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_undecided_says_why_and_what_was_tried():
+    # exponential growth with an indefinite quadratic part: no method here proves it
+    p = Problem(cov0=[["3/4", 0], [0, "1/2"]], A=[["7/8", "-3/8"], ["1/4", "1/2"]],
+                V=[["1/8", "-1/2"], ["-5/8", "-3/8"]], B=[["-1/4", "1/4"], ["3/4", "-1/8"]])
+    r = classify(p, digits=15)
+    assert r.kind in ("undecided", "growth")
+    if r.kind == "undecided":
+        assert r.evidence and len(r.tried) >= 2
+    else:
+        assert r.level == "float" and "not proved" in r.evidence
+
+
+def test_over_the_d_limit_is_invalid_naming_the_limit():
+    cert = _load("limit_general3.json")
+    d = 6
+    cert["problem"] = {"cov0": [[int(i == j) for j in range(d)] for i in range(d)],
+                       "A": [[-int(i == j) for j in range(d)] for i in range(d)]}
+    v = check_certificate(reseal(cert))
+    assert v.status == "invalid" and "d ≤ 5" in v.reason, v
