@@ -362,7 +362,8 @@ def test_certificates_are_written_per_cell_and_check(tmp_path):
                                  "grid": {"from": -1, "to": 1, "steps": 2}}]})
     res = run_atlas(spec, tmp_path, workers=0, progress=False, plot=False)
     made = {c["regime"]: c["certificate"] for c in res.cells if c["certificate"]}
-    assert set(made) == {"blow-up", "stable-equilibrium"}
+    # d = 1: a = −1 with V < 0 decays (kind limit, validated steps), a = 1 converges, V > 0
+    assert set(made) == {"blow-up", "stable-equilibrium", "decay"}
     for cell in res.cells:
         if cell["certificate"]:
             assert check_file(tmp_path / cell["certificate"]).ok
