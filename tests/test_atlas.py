@@ -413,3 +413,26 @@ def test_heat_map_of_every_kind_of_cell(tmp_path):
                       "t_star": str(0.1 * (k + 1)) if kind == "blow-up" else None})
     png, pdf = plot_atlas(spec, cells, tmp_path)
     assert png.read_bytes()[:4] == b"\x89PNG" and pdf.read_bytes()[:4] == b"%PDF"
+
+
+def test_general_v_cells_are_decided_with_certificates(tmp_path):
+    """General V (not a multiple of I): the cells are proved (validated integration, kernel
+    kinds limit / blowup-trajectory) and the float integration agrees with each answer."""
+    from symgauss.kernel.checker import check_file
+    from symgauss.questions.regime.reference import reference_regime
+    base = {"A": [[1, "1/5"], ["-1/10", "3/2"]], "V": [["-1", "1/5"], ["1/10", "-4/5"]],
+            "B": [[1, 0], ["1/10", 1]], "cov0": [[1, "1/5"], ["1/5", 1]]}
+    spec = parse_spec({"problem": base, "certificates": True,
+                       "axes": [{"vary": {"scale": "V"},
+                                 "grid": {"from": -1, "to": 1, "steps": 2}}]})
+    res = run_atlas(spec, tmp_path, workers=0, progress=False, plot=False)
+    kinds = sorted(c["regime"] for c in res.cells)
+    assert kinds == ["blow-up", "stable-equilibrium"]
+    for cell in res.cells:
+        assert cell["level"] == "rigorous" and check_file(tmp_path / cell["certificate"]).ok
+        s = Fraction(str(cell["point"][0]))
+        p = Problem(**{**base, "V": [[str(Fraction(x) * s) for x in row] for row in base["V"]]})
+        ref = reference_regime(p)
+        assert ref["kind"] == cell["regime"]
+        if ref["kind"] == "blow-up":
+            assert abs(float(cell["t_star"]) - ref["t_star"]) < 1e-6
