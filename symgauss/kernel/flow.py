@@ -134,8 +134,8 @@ def box_center(flow, c, h) -> list:
 
 
 def tube_slack(flow, c, r, H, box, beta):
-    """min over coordinates of β − |c + [0, h]·F(box) − centre| − r: positive ⇒ every solution
-    from the ball of radius r (∞-norm) around c stays in the box on [0, h] (Picard)."""
+    """min over coordinates of β − |c + [0, h]·F(box) − centre| − r (for the search: positive
+    means the box is large enough; :func:`step` tests the containment itself)."""
     span = flint.arb(H / 2, H / 2)   # the interval [0, h]
     out = []
     for x, f, m in zip(c, svec_of(flow.field(box)), svec_of(box)):
@@ -149,7 +149,9 @@ def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int):
     given Σ(t) within r of ``c``. Raises NotProved naming the failing part."""
     d, H = flow.d, flint.arb(h)
     box = sym_of(box_center(flow, c, h), d, flint.arb(beta))
-    if not tube_slack(flow, c, r / flint.arb(ell).sqrt(), H, box, beta) > 0:
+    span, rr = flint.arb(H / 2, H / 2), flint.arb(0, upper(r / flint.arb(ell).sqrt()))
+    if not all(b.contains_interior(flint.arb(x) + span * f + rr) for x, f, b in
+               zip(c, svec_of(flow.field(box)), svec_of(box))):
         raise NotProved(f"the a-priori box of radius β = {float(beta):.3g} is not proved to hold "
                         "the solution (c + [0, h]·F(box) ± r/√ℓ inside the box fails)")
     if not contracts(P, flow.jacobian(box), -flint.arb(mu)):

@@ -135,8 +135,11 @@ def classify(problem, *, digits: int = 30, certify: bool = True,
     else:
         regime = _general_regime(problem, digits, certify)
     target = certificate_file or certificate_dir
-    if target is not None and (regime.certificate_data is not None or regime.kind in
-                               ("blow-up", "stable-equilibrium", "decay", "singular-limit")):
+    if target is not None and regime.level in ("high-precision", "float"):
+        regime = _note(regime, f"no certificate written: this answer is at level "
+                       f"{regime.level}, not proved")
+    elif target is not None and (regime.certificate_data is not None or regime.kind in
+                                 ("blow-up", "stable-equilibrium", "decay", "singular-limit")):
         regime = _with_certificate(problem, regime, certificate_dir, certificate_file)
     return regime
 
