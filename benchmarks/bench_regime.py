@@ -18,7 +18,8 @@ Each problem runs in its own process (``--one K``), so that a problem over ``--t
 seconds is stopped and counted as undecided (and reported); ``process`` is the wall time of that
 whole process (Python start-up and imports included), ``seconds`` the time inside ``classify``.
 
-Run: python benchmarks/bench_regime.py [--count 48] [--seed 13] [--timeout 120] [--json FILE]
+Run: python benchmarks/bench_regime.py [--count 48] [--seed 13] [--timeout 120] [--json FILE];
+``--cli`` times the whole ``symgauss regime`` / ``symgauss check`` processes on the examples.
 """
 from __future__ import annotations
 
@@ -93,6 +94,30 @@ def run_child(k: int, seed: int, count: int, timeout: float, outdir: str) -> dic
     return {**json.loads(out.stdout.strip().splitlines()[-1]), "process": process}
 
 
+CLI_EXAMPLES = ("general3", "singular_limit", "general_blowup", "blowup_at_infinity")
+
+
+def time_cli(outdir: str) -> None:
+    """Wall time of the whole ``symgauss regime P.json --certificate FILE`` process, and of
+    ``symgauss check FILE``, on the built-in examples."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    exe = Path(sys.executable).parent / "symgauss"
+    for name in CLI_EXAMPLES:
+        cert = Path(outdir) / f"{name}.json"
+        t0 = time.perf_counter()
+        out = subprocess.run([str(exe), "regime", str(root / "symgauss" / "examples" /
+                                                      f"{name}.json"), "--certificate",
+                              str(cert)], capture_output=True, text=True)
+        t1 = time.perf_counter()
+        chk = subprocess.run([str(exe), "check", str(cert)], capture_output=True, text=True)
+        t2 = time.perf_counter()
+        print(f"symgauss regime {name}.json: {t1 - t0:.2f} s ({out.stdout.split()[0]}); "
+              f"symgauss check: {t2 - t1:.2f} s ({chk.stdout.split(': ')[1]})")
+
+
 def main(argv=None) -> int:
     from symgauss.questions.regime.ensemble import ensemble
     from symgauss.questions.regime.reference import reference_regime
@@ -101,9 +126,15 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--json", default=None, help="write every row to this file")
+    ap.add_argument("--cli", action="store_true",
+                    help="only time the whole symgauss regime / check processes on the examples")
     ap.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--outdir", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.cli:
+        with tempfile.TemporaryDirectory() as outdir:
+            time_cli(outdir)
+        return 0
     if args.one is not None:
         _, p = ensemble(args.count, seed=args.seed)[args.one]
         print(json.dumps(run_one(p, args.outdir)))
