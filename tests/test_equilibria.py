@@ -385,3 +385,47 @@ def test_float_system_agrees_with_the_reference_formulas(d, heads, seed):
     R = residual_num(A, hs, S)
     assert np.allclose(fs.F(x), fs.svec(R), rtol=1e-13, atol=1e-12)
     assert np.allclose(fs.J(x), linearisation_num(A, hs, S), rtol=1e-13, atol=1e-12)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(-2, 2).filter(bool), st.integers(-2, 2), st.integers(1, 3), st.integers(-2, 2),
+       st.integers(1, 3), st.integers(-2, 2), st.integers(1, 3))
+def test_d2_affine_continuum_from_a_rank_one_value(v1, v2, a, c, s11, s12, dd):
+    """V with second column 0, A = −VΣ0B: every Σ with the first row of Σ0 is an equilibrium
+    (VΣB = VΣ0B, so M = 0), i.e. s22 is free; Σ ≻ 0 ⇔ s22 > s12²/s11."""
+    B = exact_matrix([[a, c], [dd, a + 1]])
+    if B.det() == 0:
+        return
+    S0 = exact_matrix([[s11, s12], [s12, s12 * s12 + 1]])
+    V = exact_matrix([[v1, 0], [v2, 0]])
+    A = -(V * S0 * B)
+    p = Problem(cov0=[[1, 0], [0, 1]], A=[[str(x) for x in r] for r in A.tolist()],
+                V=[[str(x) for x in r] for r in V.tolist()],
+                B=[[str(x) for x in r] for r in B.tolist()])
+    res = find_equilibria(p)
+    assert res.complete and len(res.families) == 1
+    fam = res.families[0]
+    assert fam.level == "exact" and fam.dimension == 1
+    bound = sp.Rational(s12 * s12, s11)
+    assert fam.parametrisation["where"] == f"s22 > {bound}"
+    for s in (bound + sp.Rational(1, 1000), bound + 7):
+        S = _family_cov(fam, s)
+        assert S == [[s11, s12], [s12, s]]
+        assert _zero(residual_exact(p.params, exact_matrix(S)))
+    # no isolated positive-definite equilibrium besides the family (the exact route says so)
+    assert [e.rank for e in res] == [0]
+
+
+def test_rank_deficient_rigorous_certificate_in_range():
+    from symgauss.kernel.checker import check_certificate
+    from symgauss.questions.stability.certify import certify
+    g = load_problem(EX / "general3.json").to_dict()
+
+    def pad(M, corner="0"):
+        return [list(r) + ["0"] for r in M] + [["0", "0", "0", corner]]
+    p = Problem(cov0=pad(g["cov0"]), A=pad(g["A"], "1"), V=pad(g["V"], "1"), B=pad(g["B"]),
+                b=list(g["b"]) + ["1"])
+    res = certify(p)
+    assert res.status == "verified" and res.level == "rigorous"
+    assert res.certificate["kind"] == "stable-equilibrium-in-range"
+    assert check_certificate(res.certificate).status == "verified"
