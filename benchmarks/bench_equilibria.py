@@ -7,6 +7,9 @@ and the same problem with A[0][1] + 1/997, whose equilibrium near Σ* is irratio
 by the Newton–Kantorovich enclosure ("irrational", level rigorous). Every figure is the wall
 time of a separate process (``python -m symgauss …``), best of ``--repeat`` runs.
 
+Wall time is what a user waits; CPU time (user + system of the child) is less sensitive to the
+other jobs on a shared machine, so both are printed, each as a ratio to the baseline.
+
 Baseline, measured in the same run: a process that imports cvxpy, builds the svec linearisation
 L at Σ* (n = d(d+1)/2) and solves the Lyapunov LMI P ⪰ I, LᵀP + PL ⪯ −I with Clarabel — what
 a user would run to get a (float, uncertified) stability answer by SDP.
@@ -19,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -47,14 +52,18 @@ print(prob.status)
 
 
 def _run(args, cwd) -> tuple:
+    """(wall s, CPU s of the child: user + system, completed process)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True)
-    return time.perf_counter() - t0, out
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), out
 
 
 def _best(args, cwd, repeat) -> tuple:
     runs = [_run(args, cwd) for _ in range(repeat)]
-    return min(t for t, _ in runs), runs[-1][1]
+    return min(r[0] for r in runs), min(r[1] for r in runs), runs[-1][2]
 
 
 def problems(d: int, tmp: Path) -> list:
@@ -75,18 +84,18 @@ def measure(name, path, Sf, d, tmp, repeat, before) -> dict:
     cert = tmp / f"{path.stem}.cert.json"
     trees = {"after": REPO} if before is None else {"after": REPO, "before": Path(before)}
     for tag, cwd in trees.items():
-        t, out = _best(["-m", "symgauss", "equilibria", str(path), "--json"], cwd, repeat)
-        row[f"equilibria {tag}"] = t
+        t, c, out = _best(["-m", "symgauss", "equilibria", str(path), "--json"], cwd, repeat)
+        row[f"equilibria {tag}"], row[f"equilibria cpu {tag}"] = t, c
         if tag == "after":
-            e = json.loads(out.stdout)["equilibria"][0]
-            row["level"] = e["level"]
-        tc, out = _best(["-m", "symgauss", "certify", str(path), "-o", str(cert)], cwd, repeat)
-        tk, out2 = _best(["-m", "symgauss", "check", str(cert)], cwd, repeat)
-        row[f"certify {tag}"], row[f"check {tag}"] = tc, tk
+            row["level"] = json.loads(out.stdout)["equilibria"][0]["level"]
+        tc, cc, out = _best(["-m", "symgauss", "certify", str(path), "-o", str(cert)], cwd, repeat)
+        tk, ck, out2 = _best(["-m", "symgauss", "check", str(cert)], cwd, repeat)
+        row[f"certify+check {tag}"], row[f"cpu {tag}"] = tc + tk, cc + ck
         row[f"ok {tag}"] = out.returncode == 0 and "VERIFIED" in out2.stdout
-    row["lmi"], out = _best(["-c", LMI, str(path), json.dumps(Sf)], REPO, repeat)
+    row["lmi"], row["lmi cpu"], out = _best(["-c", LMI, str(path), json.dumps(Sf)], REPO, repeat)
     row["lmi status"] = out.stdout.strip()
-    row["ratio"] = (row["certify after"] + row["check after"]) / row["lmi"]
+    row["ratio"] = row["certify+check after"] / row["lmi"]
+    row["cpu ratio"] = row["cpu after"] / row["lmi cpu"]
     return row
 
 
@@ -96,9 +105,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--before", default=None)
     a = ap.parse_args()
-    cols = ["d", "n", "case", "level", "equilibria after", "certify after", "check after",
-            "lmi", "ratio"] + (["equilibria before", "certify before", "check before"]
-                               if a.before else [])
+    cols = ["d", "n", "case", "level", "ok after", "equilibria after", "certify+check after",
+            "lmi", "ratio", "equilibria cpu after", "cpu after", "lmi cpu", "cpu ratio"] + (
+        ["ok before", "equilibria before", "certify+check before", "cpu before"]
+        if a.before else [])
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}, "
+          f"{os.cpu_count()} cores")
     print(" | ".join(cols))
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

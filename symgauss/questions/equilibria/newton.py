@@ -77,8 +77,13 @@ class FloatSystem:
 
 
 def solve(J, r):
-    """J⁻¹r by LAPACK through scipy (numpy's threaded OpenBLAS solve is 50× slower for n ≈ 100
-    on a busy 2-core machine); raises numpy.linalg.LinAlgError when J is singular."""
+    """J⁻¹r; above n = 64 by LAPACK through scipy (numpy's threaded OpenBLAS solve was 50×
+    slower for n ≈ 100 on a busy 2-core machine); numpy.linalg.LinAlgError when J is singular."""
+    if J.shape[0] <= 64:   # small: numpy's solve, without scipy's per-call overhead
+        x = np.linalg.solve(J, r)
+        if not np.all(np.isfinite(x)):
+            raise np.linalg.LinAlgError("singular matrix")
+        return x
     import warnings
 
     from scipy.linalg import LinAlgWarning, lu_factor, lu_solve

@@ -23,7 +23,7 @@ class FloatRoot:
 def _budget(n: int) -> tuple:
     """(random starts, deflation passes per start, Newton-homotopy paths) for svec size n."""
     if n <= 21:      # d ≤ 6
-        return 10, 3, 4
+        return 6, 2, 2
     if n <= 55:      # d ≤ 10
         return 4, 2, 0
     return 2, 2, 0
