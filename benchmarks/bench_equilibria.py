@@ -111,7 +111,7 @@ def main():
         if a.before else [])
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}, "
           f"{os.cpu_count()} cores")
-    print(" | ".join(cols))
+    print(" | ".join(cols), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for d in a.dims:

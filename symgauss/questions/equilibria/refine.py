@@ -67,8 +67,11 @@ def _column(M: flint.fmpq_mat) -> flint.fmpq_mat:
 
 
 def _dyadic_matrix(X: np.ndarray, bits: int = 53) -> flint.fmpq_mat:
+    """X rounded to integers times 2^−e, |entries| < 2^bits · 2^−e (exact; vectorised)."""
     e = bits - _exponent(float(np.max(np.abs(X))))
-    return flint.fmpq_mat(X.shape[0], X.shape[1], [_round(float(v), e) for v in X.ravel()])
+    K = np.rint(np.ldexp(X, e)).astype(np.int64)          # |K| ≤ 2^bits < 2^63
+    M = flint.fmpq_mat(flint.fmpz_mat(X.shape[0], X.shape[1], [int(k) for k in K.ravel()]))
+    return M * (flint.fmpq(1, 2 ** e) if e >= 0 else flint.fmpq(2 ** -e))
 
 
 def _norm_max(col) -> flint.fmpq:
