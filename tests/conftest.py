@@ -26,7 +26,7 @@ collect_ignore = ["vulture_whitelist.py"]  # a list of names for vulture, not Py
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
+def pytest_runtest_makereport(item, call):  # noqa: ARG001 (pytest passes both by name)
     """Under CI every check runs: a skip (a missing tool or extra) is a failure there, so a
     skipped check is never passed off as done. Locally a skip says what is missing."""
     outcome = yield
