@@ -20,10 +20,15 @@ For time-invariant parameters, :func:`decide_blowup` answers *blows up / stays b
    twice with different weights W (level *high-precision*, agreement digits stated).
 
 Cross-verification (``crosscheck=True``, the default with ``certify=True``): every reported T*
-is compared with the moment ODE itself, integrated by :func:`symgauss.integrate.high_precision.solve_moments`
-at t_j = T*(1 − j/1000), j = 1..5: 1/trΣ(t_j) must extrapolate to zero at T* with slope −1/trC
-(Σ ≈ C/(T* − t), C predicted from the null vector of M(T*)). ``result.agreement`` lists which
-methods agreed and to how many digits.
+is compared with the moment ODE itself, integrated by an independent route. For V_h = v_h I
+(and the closed forms): the projective form of the moment ODE (u = 1/trΣ → 0, see
+:func:`symgauss.questions.blowup.projective.projective_float`) in float64, which also gives
+the residue tr C of Σ ≈ C/(T* − t), compared with C predicted from the null vector of M(T*).
+For general V (whose T* already comes from the projective system):
+:func:`symgauss.integrate.high_precision.solve_moments` at t_j = T*(1 − j/1000), j = 1..5,
+1/trΣ(t_j) extrapolated to zero. ``result.agreement`` lists which methods agreed and to how
+many digits. The cross-check is never part of a proof: the enclosure is certified by the
+checker's own code, whether or not the cross-check ran.
 
 Limits. Blow-up is a property of the mean-field (continuum) limit: a finite-token system
 never blows up in finite time (attention averages stay in the convex hull of the tokens, so
@@ -234,7 +239,7 @@ def _riccati_decision(problem, data, digits, certify, crosscheck):
 
 def _blowup_from_root(problem, data, root, digits, certify, crosscheck, method, evidence,
                       exact_value, level=None):
-    from symgauss.questions.blowup.enclosure import certify_root, predicted_residue
+    from symgauss.questions.blowup.enclosure import certify_root
     with mpmath.workprec(root.prec):
         t_text = _digits_text(exact_value if exact_value is not None else root.t_star, digits)
     agreement = []
@@ -251,8 +256,7 @@ def _blowup_from_root(problem, data, root, digits, certify, crosscheck, method, 
             proof = (f"; certified: T* ∈ [T⁻, T⁺] of width {float(enc.upper - enc.lower):.1e} "
                      f"({enc.proof}; xᵀM(T⁺)x < 0) in arb at {enc.prec} bits")
     if crosscheck:
-        trC = predicted_residue(data, root)
-        agreement += _integration_check(problem, root.t_star, trC)
+        agreement += _projective_check(problem, data, root)
     lvl = level or ("exact" if exact_value is not None else
                     "rigorous" if certified else "high-precision")
     return BlowupResult("blow-up", True, t_text, enclosure, certified, method, lvl,
@@ -261,8 +265,23 @@ def _blowup_from_root(problem, data, root, digits, certify, crosscheck, method, 
 
 
 # --- cross-verification by integrating the moment ODE ------------------------------------------
-def _integration_check(problem, t_star, trC=None, digits: int = 20):
-    """Agreement of T* (and tr C) with the moment ODE integrated by hpsolve up to 0.999 T*."""
+def _projective_check(problem, data, root):
+    """Agreement of T* and of the residue tr C (Σ ≈ C/(T* − t)) with the moment ODE itself,
+    integrated through the blow-up in its desingularised (projective) form in float64."""
+    from symgauss.questions.blowup.enclosure import predicted_residue
+    from symgauss.questions.blowup.projective import projective_float
+    t_est, trc_est, _ = projective_float(problem)
+    if t_est is None:
+        return [("moment ODE, projective form (float64 Taylor): no blow-up seen", 0.0)]
+    trC = predicted_residue(data, root)
+    return [("moment ODE, projective form u = 1/trΣ → 0 (float64 Taylor): T*",
+             _agree(t_est, root.t_star)),
+            ("residue tr C of Σ ≈ C/(T* − t): predicted from the null vector of M(T*) vs the "
+             "projective integration", _agree(trc_est, trC))]
+
+
+def _integration_check(problem, t_star, digits: int = 20):
+    """Agreement of T* with the moment ODE integrated by hpsolve up to 0.999 T*."""
     from symgauss.integrate.high_precision import solve_moments
     from symgauss.kernel.errors import BlowUpError
     with mpmath.workdps(40):
@@ -291,13 +310,8 @@ def _integration_check(problem, t_star, trC=None, digits: int = 20):
                 acc = acc * (x - ts[i]) + coef[i]
             return acc
         t_est = mpmath.findroot(poly, T)
-        out = [("moment ODE (Taylor, hpsolve, 20 digits) at t = T*(1 − j/1000), zero of "
-                "1/trΣ extrapolated", _agree(t_est, T))]
-        if trC is not None:
-            slope = mpmath.diff(poly, t_est)
-            out.append(("residue tr C of Σ ≈ C/(T* − t): predicted vs integrated",
-                        _agree(-1 / slope, trC)))
-        return out
+        return [("moment ODE (Taylor, hpsolve, 20 digits) at t = T*(1 − j/1000), zero of "
+                 "1/trΣ extrapolated", _agree(t_est, T))]
 
 
 # --- general V: comparison bounds ---------------------------------------------------------------
@@ -321,7 +335,12 @@ def _exact_lower_eig(S):
 
 
 def _norm_upper(M):
-    """A rational upper bound of the spectral norm of M (‖M‖² ≤ λmax(MᵀM), exact check)."""
+    """A rational upper bound of the spectral norm of M, or None.
+
+    Exactly 0 for the zero matrix (decided exactly); otherwise √ℓ rounded up, where
+    ℓ ≥ λmax(MᵀM) is proved by an exact PSD test of ℓI − MᵀM."""
+    if all(x == 0 for x in M):
+        return Fraction(0)
     S = -(M.T * M)
     ell = _exact_lower_eig(S)
     if ell is None:
@@ -352,18 +371,28 @@ def _general_decision(problem, digits, certify, crosscheck):
         return BlowupResult("decay", False, None, None, False, "Σ0 = 0", "exact",
                             "Σ0 = 0 stays 0 (rank is invariant)", digits=digits, limit_rank=0)
     a_up = _norm_upper(p.A)
-    c_up = sum((_norm_upper(h.V) or 0) * (_norm_upper(h.B) or 0) for h in p.heads)
-    u0 = -_exact_lower_eig(-S0)      # λmax(Σ0) upper bound
+    norms = [(_norm_upper(h.V), _norm_upper(h.B)) for h in p.heads]
     evidence = []
     t_low = None
-    if c_up == 0 and a_up is not None:
-        return BlowupResult("global", False, None, None, False, "comparison bound on ‖Σ‖",
-                            "exact", "every head has V_h = 0 or B_h = 0: Σ' = AΣ + ΣAᵀ, "
-                            "Σ(t) = e^{At}Σ0e^{Aᵀt} exists for all t", digits=digits)
-    with flint.ctx.workprec(128):
-        a, c, u = (flint.arb(flint.fmpq(x.numerator, x.denominator)) for x in (a_up, c_up, u0))
-        lo = (1 + a / (c * u)).log() / (2 * a) if a_up > 0 else 1 / (2 * c * u)
-        t_low = _round_out(lo.lower(), down=True)
+    if all(nv == 0 or nb == 0 for nv, nb in norms):      # exact zero tests
+        from symgauss.questions.blowup.enclosure import fmpq_matrix
+        hurwitz = _hurwitz(fmpq_matrix(p.A))
+        return BlowupResult("decay" if hurwitz else "global", False, None, None, False,
+                            "no quadratic term", "exact",
+                            "every head has V_h = 0 or B_h = 0 (exact): Σ' = AΣ + ΣAᵀ, "
+                            "Σ(t) = e^{At}Σ0e^{Aᵀt} exists for all t"
+                            + ("; A is Hurwitz (exact Lyapunov test): Σ → 0" if hurwitz else ""),
+                            digits=digits, limit_rank=0 if hurwitz else None)
+    c_up = (None if any(nv is None or nb is None for nv, nb in norms)
+            else sum(nv * nb for nv, nb in norms))
+    lmax = _exact_lower_eig(-S0)
+    u0 = None if lmax is None else -lmax      # λmax(Σ0) upper bound
+    if a_up is not None and c_up is not None and u0 is not None:
+        with flint.ctx.workprec(128):
+            a, c, u = (flint.arb(flint.fmpq(x.numerator, x.denominator))
+                       for x in (a_up, c_up, u0))
+            lo = (1 + a / (c * u)).log() / (2 * a) if a_up > 0 else 1 / (2 * c * u)
+            t_low = _round_out(lo.lower(), down=True)
         evidence.append(f"‖Σ‖' ≤ 2‖A‖‖Σ‖ + 2Σ‖V_h‖‖B_h‖‖Σ‖² with ‖A‖ ≤ {float(a_up):.6g}, "
                         f"Σ‖V_h‖‖B_h‖ ≤ {float(c_up):.6g}, ‖Σ0‖ ≤ {float(u0):.6g}: "
                         f"T* ≥ {float(t_low):.10g} (rigorous)")
@@ -375,8 +404,12 @@ def _general_decision(problem, digits, certify, crosscheck):
             same = opposite = False
             break
         lv, lb = _exact_lower_eig(_sym(h.V)), _exact_lower_eig(_sym(h.B))
-        uv, ub = -_exact_lower_eig(-_sym(h.V)), -_exact_lower_eig(-_sym(h.B))
-        if lv is not None and lb is not None and lv > 0 and lb > 0:
+        uv, ub = _exact_lower_eig(-_sym(h.V)), _exact_lower_eig(-_sym(h.B))
+        if None in (lv, lb, uv, ub):
+            same = opposite = False
+            break
+        uv, ub = -uv, -ub
+        if lv > 0 and lb > 0:
             kappa += lv * lb
         elif uv < 0 and ub < 0:
             kappa += uv * ub
@@ -385,9 +418,10 @@ def _general_decision(problem, digits, certify, crosscheck):
         if not ((uv <= 0 and lb >= 0) or (lv >= 0 and ub <= 0)):
             opposite = False
     a_sym_low = _exact_lower_eig(_sym(p.A))
-    a_sym_up = -_exact_lower_eig(-_sym(p.A))
+    a_sym_up = _exact_lower_eig(-_sym(p.A))
+    a_sym_up = None if a_sym_up is None else -a_sym_up
     if opposite:
-        regime = "decay" if a_sym_up < 0 else "global"
+        regime = "decay" if a_sym_up is not None and a_sym_up < 0 else "global"
         return BlowupResult(regime, False, None, None, False, "comparison bound on tr Σ", "exact",
                             "opposite signs (V_h ⪯ 0 ⪯ B_h or V_h ⪰ 0 ⪰ B_h, symmetric parts, "
                             "exact): tr(V_hΣB_hΣ) ≤ 0, so (trΣ)' ≤ 2λmax(A_sym)trΣ: no blow-up"
@@ -395,7 +429,7 @@ def _general_decision(problem, digits, certify, crosscheck):
                                if regime == "decay" else ""),
                             digits=digits, limit_rank=0 if regime == "decay" else None)
     t_up = None
-    if same and kappa > 0:
+    if same and kappa > 0 and a_sym_low is not None:
         u0t = sum(S0[i, i] for i in range(problem.d))
         u0t = Fraction(int(u0t.p), int(u0t.q))
         with flint.ctx.workprec(128):
@@ -417,48 +451,64 @@ def _general_decision(problem, digits, certify, crosscheck):
                             f"T* ≤ {float(t_up):.10g} (rigorous)")
     bracket = (_frac_text(t_low) if t_low is not None else None,
                _frac_text(t_up) if t_up is not None else None)
-    # high precision: the desingularised (projective) system, two runs; the moment ODE itself
-    t_hp, agreement = _general_high_precision(problem, digits, crosscheck)
+    # high precision: the desingularised (projective) system, two runs that must agree
+    t_hp, agreement, note = _general_high_precision(problem, digits, crosscheck)
     if t_up is not None:
         return BlowupResult("blow-up", True, t_hp, None, False,
-                            "comparison bounds on tr Σ and ‖Σ‖ (rigorous bracket) + projective "
-                            "desingularisation (high-precision T*)",
-                            "rigorous", "; ".join(evidence) + "; the blow-up itself is rigorous "
-                            "(bracket); the digits of T* are high-precision", digits=digits,
-                            bracket=bracket, agreement=agreement)
+                            "comparison bounds on tr Σ and ‖Σ‖ (rigorous bracket)"
+                            + (" + projective desingularisation (high-precision T*)"
+                               if t_hp is not None else ""),
+                            "rigorous", "; ".join(evidence + [note]) + "; the blow-up itself is "
+                            "rigorous (bracket)" + ("; the digits of T* are high-precision"
+                                                    if t_hp is not None else
+                                                    "; T* is known only within the bracket"),
+                            digits=digits, bracket=bracket, agreement=agreement)
     if t_hp is not None:
         return BlowupResult("blow-up", True, t_hp, None, False,
-                            "projective desingularisation (u = 1/tr(WΣ) → 0, Taylor series) "
-                            "+ comparison bound", "high-precision",
-                            "; ".join(evidence) + "; the projective system reaches u → 0 "
-                            "(blow-up; value high-precision, not proved)",
-                            digits=digits, bracket=bracket, agreement=agreement)
+                            "projective desingularisation (u = 1/tr(WΣ) → 0, Taylor series, two "
+                            "agreeing runs) + comparison bound", "high-precision",
+                            "; ".join(evidence + [note]) + " (blow-up and value high-precision, "
+                            "not proved)", digits=digits, bracket=bracket, agreement=agreement)
     return BlowupResult("undecided", None, None, None, False, "comparison bounds", None,
-                        "; ".join(evidence) + "; no upper bound on T* (V_h, B_h not of one "
-                        "sign) and no blow-up seen by integration", digits=digits,
-                        bracket=bracket)
+                        "; ".join(evidence + [note]) + "; no upper bound on T* (V_h, B_h not of "
+                        "one sign)", digits=digits, bracket=bracket, agreement=agreement)
+
+
+MIN_AGREED = 3      # fewer agreeing digits than this: the two projective runs do not agree
 
 
 def _general_high_precision(problem, digits, crosscheck):
-    """T* for general V: the projective (desingularised) system integrated twice, with
-    different weights W, orders and precisions; optionally the moment ODE itself (hpsolve)."""
+    """(T* text or None, agreement, note) for general V from the projective (desingularised)
+    system, integrated twice with different weights W, orders and precisions.
+
+    T* is given only when both runs reach u → 0 and agree, and then only to the digits on
+    which they agree (at most ``digits``); optionally the moment ODE itself (hpsolve) too.
+    """
     from symgauss.questions.blowup.projective import projective_t_star
     t0, _ = projective_t_star(problem, 12, weight=0, max_steps=120)   # cheap detection
     if t0 is None:
-        return None, ()
+        return None, (), "the projective system did not reach u → 0 within 120 steps"
     t1, _ = projective_t_star(problem, digits, weight=0)
-    if t1 is None:
-        return None, ()
     t2, _ = projective_t_star(problem, digits + 5, weight=1)
-    agreement = []
-    if t2 is not None:
-        agreement.append(("projective system, W = I vs W = diag(1, 2, …)/2 (Taylor, arb "
-                          "midpoints)", _agree(t1, t2)))
+    if t1 is None or t2 is None:
+        which = "W = I" if t1 is None else "W = diag(1, 2, …)/2"
+        return None, (), (f"the projective run with {which} did not reach u → 0, so there is "
+                          "no second agreeing run (a single run is not evidence enough)")
+    agreed = _agree(t1, t2)
+    agreement = [("projective system, W = I vs W = diag(1, 2, …)/2 (Taylor, arb midpoints)",
+                  agreed)]
+    shown = min(digits, int(agreed))
+    if shown < MIN_AGREED:
+        return None, tuple(agreement), (f"the two projective runs agree to {agreed:.1f} digits "
+                                        "only: no value of T* is given")
     if crosscheck:
-        agreement += _integration_check(problem, t1, None)[:1]
+        agreement += _integration_check(problem, t1)
     with mpmath.workdps(digits + 20):
-        text = _digits_text(t1, digits)
-    return text, tuple(agreement)
+        text = _digits_text(t1, shown)
+    note = ("two projective runs (u = 1/tr(WΣ) → 0 in both) agree to "
+            f"{agreed:.1f} digits" + (f"; T* is given to those {shown} digits only"
+                                      if shown < digits else ""))
+    return text, tuple(agreement), note
 
 
 # --- the public entry points ------------------------------------------------------------------
