@@ -147,7 +147,7 @@ def test_rank_deficient_general_A_root_matches_square_root_form():
 def test_general_V_bracket_contains_closed_form():
     p = Problem(cov0=[[1, 0], [0, 1]], A=[[0, 0], [0, 0]], V=[[1, 0], [0, 2]],
                 B=[[1, 0], [0, 1]])                               # modes: T = 1/2, 1/4
-    from symgauss.questions.blowup.decide import _general_decision
+    from symgauss.questions.blowup.general import general_decision as _general_decision
     r = _general_decision(p, 12, False, False)
     lo, hi = (Fraction(x) for x in r.bracket)
     assert r.regime == "blow-up" and r.level == "rigorous" and lo <= Fraction(1, 4) <= hi
@@ -214,7 +214,7 @@ def test_projective_fifty_digits_against_closed_form(p):
 
 
 def test_general_V_reports_two_agreeing_methods():
-    from symgauss.questions.blowup.decide import _general_decision
+    from symgauss.questions.blowup.general import general_decision as _general_decision
     p = Problem(cov0=[[1, 1], [1, 1]], V=[[2, 1], [1, 2]], B=[[1, 0], [0, 3]],
                 A=[[0, 1], [-1, 0]])
     r = _general_decision(p, 20, False, False)
@@ -227,7 +227,7 @@ def test_general_V_reports_two_agreeing_methods():
 def test_zero_matrix_norm_bound_is_zero_and_bounds_are_upper_bounds():
     import numpy as np
 
-    from symgauss.questions.blowup.decide import _norm_upper
+    from symgauss.questions.blowup.general import _norm_upper
     assert _norm_upper(sp.zeros(3, 3)) == 0
     rng = np.random.default_rng(5)
     for _ in range(5):
@@ -276,7 +276,7 @@ def _patched(monkeypatch, second):
 
 
 def test_general_V_without_second_run_is_not_high_precision(monkeypatch):
-    from symgauss.questions.blowup.decide import _general_decision
+    from symgauss.questions.blowup.general import general_decision as _general_decision
     honest = _general_decision(NON_SYMMETRIC, 20, False, False)
     assert honest.regime == "blow-up" and honest.level == "high-precision"
     assert honest.bracket[1] is None           # no rigorous upper bound: V, B not symmetric
@@ -294,7 +294,7 @@ def test_general_V_without_second_run_is_not_high_precision(monkeypatch):
 
 
 def test_general_V_digits_limited_to_agreement(monkeypatch):
-    from symgauss.questions.blowup.decide import _general_decision
+    from symgauss.questions.blowup.general import general_decision as _general_decision
     _patched(monkeypatch, lambda t: t * (1 + mpmath.mpf(10) ** -6))
     r = _general_decision(NON_SYMMETRIC, 20, False, False)
     assert r.regime == "blow-up" and r.level == "high-precision"
@@ -318,7 +318,7 @@ def test_float_m_matrix_is_accurate_at_large_t():
     import flint
     import numpy as np
 
-    from symgauss.questions.blowup.decide import _lyapunov
+    from symgauss.questions.blowup.enclosure import lyapunov as _lyapunov
     from symgauss.questions.blowup.enclosure import _m_float
     data = riccati_data(HURWITZ_INDEFINITE)
     Ginf = _lyapunov(data.A, data.R)
@@ -344,3 +344,54 @@ def test_no_spurious_root_for_hurwitz_indefinite():
     assert locate_root(data, 100.0) is None
     r = decide_blowup(HURWITZ_INDEFINITE, digits=30)
     assert r.blows_up is not True and r.t_star is None
+
+
+# --- exact signs in the closed forms ---------------------------------------------------------
+def _sqrt2_below(digits):
+    """The largest rational with ``digits`` decimals below √2 (checked by r² < 2, exactly)."""
+    from math import isqrt
+    r = Fraction(isqrt(2 * 10 ** (2 * digits)), 10 ** digits)
+    assert r * r < 2 < (r + Fraction(1, 10 ** digits)) ** 2
+    return r
+
+
+@pytest.mark.parametrize("above", [False, True])
+def test_sign_of_an_algebraic_number_within_1e_300_of_zero(above):
+    """A = [[r + 1, 1], [1, r − 1]] has eigenvalues r ± √2; with r within 10^-300 of √2 the
+    small one has the sign of r − √2 (decided here by r² vs 2). With V = −I, B = I, Σ0 = I the
+    modes are a = r ± √2, k = −1: a > 0 converges to a limit, a < 0 decays — so the rank of
+    the limit is 2 or 1 by that sign (60- or 240-digit numerics cannot see it)."""
+    r = _sqrt2_below(300) + (Fraction(1, 10 ** 300) if above else 0)
+    rs = sp.Rational(r.numerator, r.denominator)
+    p = Problem(cov0=[[1, 0], [0, 1]], A=[[rs + 1, 1], [1, rs - 1]], V=[[-1, 0], [0, -1]],
+                B=[[1, 0], [0, 1]])
+    cf = closed_form(p)
+    assert cf is not None and cf.family == "decoupled" and cf.regime == "bounded"
+    assert cf.limit_rank == (2 if r * r > 2 else 1)
+    r2 = decide_blowup(p, digits=10)
+    assert r2.regime == "bounded" and r2.level == "exact" and r2.limit_rank == cf.limit_rank
+
+
+def test_sign_of_sympy_numbers_is_exact_or_undecided():
+    from symgauss.questions.blowup.closed_form import _sign
+    assert _sign(sp.sqrt(2) + 3) == 1 and _sign(-sp.sqrt(3) - 2) == -1
+    assert _sign(sp.sqrt(8) - 2 * sp.sqrt(2)) == 0
+    # roots of the minimal polynomial of both signs: not decided without numerics
+    assert _sign(sp.sqrt(2) - 1) is None
+
+
+def test_vI_alphaI_closed_form_takes_largest_eigenvalue():
+    """V = I, A = αI, B non-normal: T* = ln(1 + 2α/λ)/(2α) at the largest eigenvalue λ of
+    Σ0R, here irrational; checked against the eigenvalues by mpmath (independent)."""
+    p = Problem(cov0=[[2, 1], [1, 3]], A=[["1/3", 0], [0, "1/3"]], V=[[1, 0], [0, 1]],
+                B=[[1, 2], [0, 1]])
+    cf = closed_form(p)
+    assert cf.family == "vI-alphaI" and cf.level == "exact" and cf.regime == "blow-up"
+    with mpmath.workdps(50):
+        S = mpmath.matrix([[2, 1], [1, 3]])
+        R = mpmath.matrix([[2, 2], [2, 2]])
+        lam = max(mpmath.re(x) for x in mpmath.eig(S * R)[0])
+        want = mpmath.log(1 + mpmath.mpf(2) / 3 / lam) / (mpmath.mpf(2) / 3)
+        assert abs(mpmath.mpf(str(sp.N(cf.t_star, 45))) - want) < mpmath.mpf(10) ** -40
+        ball = cf.t_star_arb(200)
+        assert abs(mpmath.mpf(ball.mid().str(50, radius=False)) - want) < mpmath.mpf(10) ** -45

@@ -33,6 +33,7 @@ import mpmath
 import numpy as np
 
 from symgauss.kernel.equations import riccati_R
+from symgauss.kernel.exact import ldl_positive_definite
 from symgauss.kernel.kinds.blowup import (
     arb_positive_definite,
     is_psd,
@@ -362,3 +363,32 @@ def predicted_residue(data: RiccatiData, root: Root):
         _, q, slope, E = _lam_q(data, root.t_star, root.prec)
         w = _arb_to_mp(E * flint.arb_mat(data.Lr)) * q
         return sum(w[i] ** 2 for i in range(w.rows)) / (-slope)
+
+
+# --- exact Lyapunov structure -------------------------------------------------------------------
+def lyapunov(A, Q):
+    """X with AᵀX + XA = −Q exactly (fmpq), or None if the operator is singular."""
+    d = A.nrows()
+    n = d * d
+    K = flint.fmpq_mat(n, n)
+    rhs = flint.fmpq_mat(n, 1)
+    for i in range(d):
+        for j in range(d):
+            row = i * d + j
+            rhs[row, 0] = -Q[i, j]
+            for k in range(d):
+                K[row, k * d + j] += A[k, i]      # (AᵀX)_ij = Σ_k A_ki X_kj
+                K[row, i * d + k] += A[k, j]      # (XA)_ij = Σ_k X_ik A_kj
+    try:
+        x = K.solve(rhs)
+    except (ZeroDivisionError, ValueError):
+        return None
+    return flint.fmpq_mat(d, d, [x[k, 0] for k in range(n)])
+
+
+def hurwitz(A) -> bool:
+    """A Hurwitz ⇔ AᵀX + XA = −I has a solution X ≻ 0 (Lyapunov), decided exactly."""
+    d = A.nrows()
+    I = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
+    X = lyapunov(A, I)
+    return X is not None and ldl_positive_definite((X + X.transpose()) / 2)[0]
