@@ -94,7 +94,15 @@ def test_claims_hold_along_an_integrated_trajectory():
     assert np.abs(S - Phi @ S0 @ Phi.T).max() <= 1e-9 * scale
     assert abs(np.linalg.det(Phi) - np.exp(int_tr)) <= 1e-9 * np.exp(int_tr)
     sv = np.linalg.svd(S, compute_uv=False)
-    assert sv[1] > 1e-3 * sv[0] and sv[2] <= 1e-9 * sv[0]       # rank 2 kept
+    # each invariant the symbolic argument claims, checked on the trajectory
+    U = np.linalg.svd(Phi @ L)[0][:, :2]                     # basis of Φ range Σ0
+    checks = {"symmetry": np.abs(S - S.T).max() <= 1e-12 * scale,
+              "PSD": np.linalg.eigvalsh((S + S.T) / 2).min() >= -1e-9 * scale,
+              "rank": sv[1] > 1e-3 * sv[0] and sv[2] <= 1e-9 * sv[0],
+              "range": np.abs(S - U @ U.T @ S).max() <= 1e-9 * scale,
+              "det Phi > 0": np.linalg.det(Phi) > 0}
+    claimed = rank_invariance(d, rank=2).invariants
+    assert len(claimed) == len(checks) and all(checks[name] for name, _, _ in claimed)
 
 
 @pytest.mark.parametrize("d,r,heads", [(1, 1, 1), (2, 1, 2), (3, 2, 1)])
