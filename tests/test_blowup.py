@@ -395,3 +395,22 @@ def test_vI_alphaI_closed_form_takes_largest_eigenvalue():
         assert abs(mpmath.mpf(str(sp.N(cf.t_star, 45))) - want) < mpmath.mpf(10) ** -40
         ball = cf.t_star_arb(200)
         assert abs(mpmath.mpf(ball.mid().str(50, radius=False)) - want) < mpmath.mpf(10) ** -45
+
+
+def test_blowup_above_threshold_is_exact_even_without_the_root(monkeypatch):
+    """A Hurwitz (not αI), R ⪰ 0, M∞ = Σ0⁻¹ − G∞ not PSD: blow-up is proved exactly; if the
+    float location fails the answer stays 'blow-up' (exact), with no T*."""
+    from symgauss.kernel.errors import BlowUpError
+    from symgauss.questions.blowup import enclosure
+    from symgauss.questions.blowup.decide import _riccati_decision
+    p = Problem(cov0=[[10, 0], [0, 10]], A=[[-1, "1/2"], [0, -1]], V=[[1, 0], [0, 1]],
+                B=[[1, 0], [0, 1]])
+    assert closed_form(p) is None
+    r = _riccati_decision(p, riccati_data(p), 20, False, False)
+    assert r.regime == "blow-up" and r.t_star is not None
+    with pytest.raises(BlowUpError):
+        solve_moments(p, Fraction(r.t_star[:12]) * Fraction(11, 10), digits=10)
+    monkeypatch.setattr(enclosure, "first_root", lambda *a, **k: None)
+    r = _riccati_decision(p, riccati_data(p), 20, False, False)
+    assert r.regime == "blow-up" and r.blows_up is True and r.level == "exact"
+    assert r.t_star is None and "not PSD" in r.evidence

@@ -259,7 +259,7 @@ def _fd(f, x0, k, h=0.05):
 
 
 def _sig(u):
-    return 1 / (1 + np.exp(-u))
+    return 0.5 * (1 + np.tanh(np.asarray(u) / 2))     # σ(u), no overflow
 
 
 def _layer_log_density(T, m, s):

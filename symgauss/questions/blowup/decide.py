@@ -83,18 +83,18 @@ def _riccati_decision(problem, data, digits, certify, crosscheck):
         return BlowupResult("decay", False, None, None, False, "Σ0 = 0", "exact",
                             "Σ0 = 0 is an equilibrium: Σ(t) = 0 for all t (rank is invariant)",
                             digits=digits, limit_rank=0)
-    hurwitz = hurwitz(data.A)
+    is_hurwitz = hurwitz(data.A)
     base = ("V_h = v_h I: Σ' = AΣ + ΣAᵀ + ΣRΣ, R = Σ_h v_h(B_h + B_hᵀ); Σ exists exactly while "
             "M(t) = D⁻¹ − LᵀG(t)L ≻ 0 (linear equation for P = Σ⁻¹)")
     if is_psd(-data.R):
-        regime = "decay" if hurwitz else "global"
+        regime = "decay" if is_hurwitz else "global"
         return BlowupResult(regime, False, None, None, False, "Riccati sign structure (R ⪯ 0)",
                             "exact", base + "; R ⪯ 0 (exact) so G(t) ⪯ 0, M(t) ⪰ D⁻¹ ≻ 0 for "
                             "all t: no blow-up; 0 ⪯ Σ(t) ⪯ e^{At}Σ0e^{Aᵀt}"
-                            + (", and A is Hurwitz (exact Lyapunov test): Σ → 0" if hurwitz
-                               else ""), digits=digits, limit_rank=0 if hurwitz else None)
+                            + (", and A is Hurwitz (exact Lyapunov test): Σ → 0" if is_hurwitz
+                               else ""), digits=digits, limit_rank=0 if is_hurwitz else None)
     why = ""
-    if hurwitz:
+    if is_hurwitz:
         Ginf = lyapunov(data.A, data.R)
         Minf = data.Dinv - data.Lr.transpose() * Ginf * data.Lr
         if data.monotone and ldl_positive_definite(Minf)[0]:
@@ -117,6 +117,10 @@ def _riccati_decision(problem, data, digits, certify, crosscheck):
                   + abs(data.Af).sum()) + 1e-12
     horizon = 400.0 / scale
     root = first_root(data, digits, horizon)
+    if root is None and why:          # blow-up proved exactly; its time not located
+        return BlowupResult("blow-up", True, None, None, False, "Riccati + Lyapunov limit G∞",
+                            "exact", base + why + f"; T* not located on [0, {horizon:.3g}] by "
+                            "the float scan", digits=digits)
     if root is None:
         return BlowupResult("undecided", None, None, None, False,
                             "Riccati: float scan of det M(t)", None,
