@@ -414,3 +414,18 @@ def test_blowup_above_threshold_is_exact_even_without_the_root(monkeypatch):
     r = _riccati_decision(p, riccati_data(p), 20, False, False)
     assert r.regime == "blow-up" and r.blows_up is True and r.level == "exact"
     assert r.t_star is None and "not PSD" in r.evidence
+
+
+def test_cli_no_crosscheck_is_still_certified(capsys):
+    from symgauss.cli.main import main
+    path = str(EX / "blowup_diag.json")
+    assert main(["blowup", path, "--json", "--no-crosscheck"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["certified"] is True and out["level"] == "exact"
+    assert not any(a["method"].startswith("moment ODE") for a in out.get("agreement", []))
+    lo, hi = (Fraction(x) for x in out["enclosure"])
+    assert lo < Fraction(1, 4) < hi
+    assert main(["blowup", path, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    xc = [a for a in out["agreement"] if a["method"].startswith("moment ODE")]
+    assert xc and xc[0]["digits"] >= 12        # the projective integration sees T* = 1/4

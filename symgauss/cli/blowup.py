@@ -15,8 +15,9 @@ DESCRIPTION = (
     "blows up / bounded / decays / exists for all time / undecided, with the argument used "
     "(closed form; the linear equation for P = Σ⁻¹ when V = vI; comparison bounds on tr Σ and "
     "‖Σ‖; the sign structure of V and B) and its level. When it blows up: T* to D digits, a "
-    "certified enclosure [T⁻, T⁺] (ball arithmetic, V = vI), and the agreement with "
-    "high-precision integration of the moment ODE. Limits: blow-up belongs to the mean-field "
+    "certified enclosure [T⁻, T⁺] (ball arithmetic, V = vI), and the agreement with the "
+    "moment ODE integrated independently (a cross-check, never part of the proof; "
+    "--no-crosscheck skips it). Limits: blow-up belongs to the mean-field "
     "limit — a finite-token system never blows up in finite time (its growth is at most "
     "exponential); time-varying controls are not handled.")
 

@@ -245,7 +245,11 @@ def _is_diagonal(M) -> bool:
 def _eigen_modes(X) -> list:
     """The real eigenvalues of the rational matrix X with algebraic multiplicity, exactly
     (factors of the characteristic polynomial; X must have only real eigenvalues)."""
-    return algebraic.roots(X.charpoly())
+    chi = X.charpoly()
+    out = algebraic.roots(chi)
+    if len(out) != chi.degree():
+        raise RuntimeError("a matrix with only real eigenvalues has a non-real one")
+    return out
 
 
 def _in_algebra(M, X, deg):
