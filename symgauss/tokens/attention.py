@@ -9,8 +9,9 @@ Two algorithms (``dtype``):
   unchanged) and stored once in float32 as rows [v_j, 1] (N·(d+1)·4 bytes). Queries go in
   blocks, keys in chunks of ``chunk`` (default :data:`KEY_CHUNK`); per tile one float32 GEMM
   gives the logits minus a per-row anchor a_i (the anchor enters the GEMM as the extra
-  column), one vectorised ``exp``, and one float32 GEMM with [v_j, 1] gives the chunk's
-  weighted sum and normaliser, which are accumulated in **float64** across chunks. The
+  column), one vectorised ``exp``, and one float32 GEMM with [v_j, 1] (torch: a GEMM with
+  v_j and a row sum) gives the chunk's weighted sum and normaliser, which are accumulated in
+  **float64** across chunks. The
   anchor is the row's largest logit in the first chunk (so the normaliser is ≥ 1); rows whose
   float32 sums overflow (a later logit more than ~88 above it) are recomputed with the anchor
   at their largest logit over all keys (stable log-sum-exp, streamed). Backends: torch
@@ -64,8 +65,9 @@ BLOCK_ENTRIES = 1 << 22
 KEY_CHUNK = 256
 #: queries per block of the float32 kernel on the CPU (tile 1024 × 256 float32 = 1 MB)
 QUERY_BLOCK = 1024
-#: below this many logits (n·N·heads) "auto" uses numpy: torch's import and threads cost more
-TORCH_MIN_ENTRIES = 1 << 24
+#: below this many logits (n·N·heads, over a whole run) "auto" stays on numpy: importing torch
+#: (2–3 s here) costs more than its faster kernel saves (~1 ns per logit on 2 cores)
+TORCH_MIN_ENTRIES = 1 << 31
 #: relative error allowed for float32/float64 exp in the bound (measured: torch 1.04u, numpy 3.6u)
 EXP_ULPS = 4.0
 
@@ -87,9 +89,9 @@ def resolve_backend(backend: str = "auto", device: str = "auto", entries: int | 
 
     ``device="auto"`` is ``"cuda"`` when torch is installed and sees a GPU, else ``"cpu"``.
     ``backend="auto"`` is torch when installed (it is needed for CUDA), numpy otherwise; for
-    small problems (fewer than :data:`TORCH_MIN_ENTRIES` logits, ``entries``) ``auto``
-    stays on numpy and the CPU without importing torch, whose import (~1 s) and threads cost
-    more than they save there. Both backends compute the same float32 algorithm with the same
+    small problems (fewer than :data:`TORCH_MIN_ENTRIES` logits in the whole run,
+    ``entries``) ``auto`` stays on numpy and the CPU without importing torch, whose import
+    costs more than its faster kernel saves there. Both backends compute the same float32 algorithm with the same
     error bound. Asking for ``cuda`` without a GPU, or for torch without torch, is an
     :class:`UnsupportedError` naming the fix.
 

@@ -63,11 +63,13 @@ def velocity(X, fp: FloatParams, ff: str = "affine", *, block: int | None = None
     (attention options as in :func:`symgauss.tokens.attention.attention`)."""
     v = attention(X, fp.heads, block=block, dtype=dtype, backend=backend, device=device,
                   progress=progress)
-    lin = X @ fp.A.T
-    lin += fp.b
-    if ff == "relu":
-        np.maximum(lin, 0.0, out=lin)
-    v += lin
+    step = 1 << 16                                  # row slices: no second N×d temporary
+    for s in range(0, X.shape[0], step):
+        lin = X[s:s + step] @ fp.A.T
+        lin += fp.b
+        if ff == "relu":
+            np.maximum(lin, 0.0, out=lin)
+        v[s:s + step] += lin
     return v
 
 
@@ -224,8 +226,10 @@ def simulate(problem, n: int, t, *, steps: int = 100, seed: int = 0, ff: str = "
     sched = _schedule(problem, t_end, steps) if t_end > 0 else []
     total = sum(k for _, k, _ in sched)
     heads = max((len(fp.heads) for _, _, fp in sched), default=0)
+    evals = 1 if discrete else 4
+    entries = n * n * heads * evals * total                 # logits over the whole run
     if dtype == "float32":
-        backend, device = resolve_backend(backend, device, n * n * max(heads, 1))
+        backend, device = resolve_backend(backend, device, entries)
     elif backend == "torch" or device == "cuda":
         raise ProblemError("dtype 'float64' is the numpy CPU kernel; use backend numpy (or "
                            "auto) and device cpu (or auto), or dtype 'float32'")
@@ -240,8 +244,7 @@ def simulate(problem, n: int, t, *, steps: int = 100, seed: int = 0, ff: str = "
             snaps.append(_frozen(X))
             snap_at.append(0.0)
             snap_t.pop(0)
-    evals = 1 if discrete else 4
-    bar = _progress_bar(progress, total, n * n * heads * evals * total,
+    bar = _progress_bar(progress, total, entries,
                         f"simulate N={n} ({backend}, {device})")
     tick = None if bar is None else (lambda f: bar.update(f / evals))
     tau, done = 0.0, 0
@@ -251,8 +254,11 @@ def simulate(problem, n: int, t, *, steps: int = 100, seed: int = 0, ff: str = "
                 return velocity(Y, fp, ff, block=block, dtype=dtype, backend=backend,
                                 device=device, progress=tick)
             for _ in range(k):
-                if discrete:
-                    X = X + h * vel(X)
+                if discrete:                        # X + h v(X), in v's memory
+                    v = vel(X)
+                    v *= h
+                    v += X
+                    X = v
                 else:
                     X = _rk4_step(X, h, vel)
                 tau += h
