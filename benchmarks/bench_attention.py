@@ -14,7 +14,8 @@ Rows (each measured in its own fresh process, so that its peak RSS is its own):
 
 Ratios are baseline time / time, measured in the same run. ``max |diff|`` is against the float64
 kernel, and ``diff/bound`` the largest ratio of the error to the stated bound
-(:func:`attention_error_bound`; must be ≤ 1). Peak RSS is ``ru_maxrss`` of the process.
+(:func:`attention_error_bound`; must be ≤ 1). Peak RSS is ``ru_maxrss`` of the process; CPU s
+its user + system time (less sensitive than wall time to other jobs on the machine).
 
 ``--stream`` runs one layer at N = 10^6, d = 64 (float32, backend auto) for its peak RSS and
 wall time: the keys are stored once as float32 [v, 1] (N·65·4 B = 260 MB), beside the float64
@@ -65,6 +66,8 @@ def worker(n, d, backend, dtype, out_path, queries):
         full = np.ones_like(X)
     if backend != "naive":                 # warm: imports (torch) and thread pools
         attention(X[:64], _heads(d), backend=backend, dtype=dtype)
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    cpu0 = ru.ru_utime + ru.ru_stime
     t = time.perf_counter()
     if backend == "naive":
         out = attention_direct(X, _heads(d))
@@ -75,8 +78,9 @@ def worker(n, d, backend, dtype, out_path, queries):
         full[:queries] = out
     if out_path:
         np.save(out_path, out)
-    print(json.dumps({"wall": wall, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-                      * 1024}))
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"wall": wall, "rss": ru.ru_maxrss * 1024,
+                      "cpu": ru.ru_utime + ru.ru_stime - cpu0}))
 
 
 def _in_process(n, d, backend, dtype, out_path=None, queries=None):
@@ -93,9 +97,9 @@ def _cli(problem, n, precision):
     wrap = ("import resource, subprocess, sys, time, json; t = time.perf_counter(); "
             "r = subprocess.run(sys.argv[1:], capture_output=True); w = time.perf_counter() - t; "
             "assert r.returncode == 0, r.stderr; "
-            "print(json.dumps({'wall': w, 'rss': resource.getrusage("
-            "resource.RUSAGE_CHILDREN).ru_maxrss * 1024, 'kernel': json.loads(r.stdout)"
-            "['attention']}))")
+            "ru = resource.getrusage(resource.RUSAGE_CHILDREN); "
+            "print(json.dumps({'wall': w, 'rss': ru.ru_maxrss * 1024, 'cpu': ru.ru_utime + "
+            "ru.ru_stime, 'kernel': json.loads(r.stdout)['attention']}))")
     r = subprocess.run([sys.executable, "-c", wrap, *sg], capture_output=True, text=True,
                        check=True)
     return json.loads(r.stdout)
@@ -133,15 +137,15 @@ def _header():
 
 
 def _row(label, n, d, dtype, rec, speed="baseline", vs="", diff=""):
-    print(f"{label:<26} {n:>8} {d:>3} {dtype:>8} {rec['wall']:9.2f} {rec['rss'] / 1e6:8.0f} "
-          f"{speed:>9} {vs:<13} {diff}")
+    print(f"{label:<26} {n:>8} {d:>3} {dtype:>8} {rec['wall']:9.2f} {rec['cpu']:8.1f} "
+          f"{rec['rss'] / 1e6:8.0f} {speed:>9} {vs:<13} {diff}")
 
 
 def run_sizes(sizes, d, skip_cli):
     from symgauss.tokens.attention import attention_error_bound
     have_torch = subprocess.run([sys.executable, "-c", "import torch"],
                                 capture_output=True).returncode == 0
-    print(f"{'row':<26} {'N':>8} {'d':>3} {'dtype':>8} {'wall s':>9} {'RSS MB':>8} "
+    print(f"{'row':<26} {'N':>8} {'d':>3} {'dtype':>8} {'wall s':>9} {'CPU s':>8} {'RSS MB':>8} "
           f"{'speed-up':>9} {'vs':<13} max |diff| vs float64 (diff/bound)")
     with tempfile.TemporaryDirectory() as tmp:
         problem = _problem_file(tmp, d)
@@ -184,7 +188,8 @@ def run_stream(n, d, queries):
         what = (f"{queries} of the {n} query rows (full-size output held): wall "
                 f"{rec['wall']:.1f} s, whole layer ≈ {rec['wall'] * n / queries / 60:.0f} min")
     print(f"stream: N = {n}, d = {d}, float32 (backend auto), {what}; peak RSS "
-          f"{rec['rss'] / 1e9:.2f} GB (one float32 N×N matrix: {n * n * 4 / 1e12:.1f} TB)")
+          f"{rec['rss'] / 1e9:.2f} GB, CPU {rec['cpu']:.0f} s (one float32 N×N matrix: "
+          f"{n * n * 4 / 1e12:.1f} TB)")
 
 
 def main():

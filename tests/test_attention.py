@@ -208,3 +208,28 @@ def test_progress_callback_adds_up_to_the_whole_work(backend, dtype):
     attention(X, _heads(rng, 3, 2, 1.0), block=9, backend=backend, dtype=dtype,
               progress=done.append)
     assert len(done) >= 2 * 12 and abs(sum(done) - 1) < 1e-12
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="torch (the 'ml' extra) is not installed")
+def test_torch_refuses_reduced_precision_float32_matmuls():
+    import torch
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("medium")
+    try:
+        with pytest.raises(ProblemError, match="highest"):
+            attention(np.ones((4, 2)), [(np.eye(2), np.eye(2))], backend="torch", device="cpu")
+    finally:
+        torch.set_float32_matmul_precision(before)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_exp_is_as_accurate_as_the_bound_assumes(backend):
+    """The bound takes |fl(exp x) − e^x| ≤ EXP_ERROR_U·2⁻²⁴·e^x on float32 arguments."""
+    x = np.random.default_rng(0).uniform(-87, 80, 2_000_000).astype(np.float32)
+    if backend == "torch":
+        import torch
+        y = torch.exp(torch.from_numpy(x)).numpy()
+    else:
+        y = np.exp(x)
+    exact = np.exp(x.astype(np.float64))
+    assert np.max(np.abs(y - exact) / exact) <= att.EXP_ERROR_U * 2.0 ** -24

@@ -28,6 +28,11 @@ def tiled_torch(X, Y32, ybar, heads, out, *, block: int, chunk: int, workers: in
     from concurrent.futures import ThreadPoolExecutor
 
     import torch
+    if torch.get_float32_matmul_precision() != "highest":
+        raise ProblemError("torch's float32 matmul precision is set to "
+                           f"{torch.get_float32_matmul_precision()!r} (TF32/bfloat16 GEMMs), "
+                           "which voids the attention error bound; call "
+                           "torch.set_float32_matmul_precision('highest') or use backend numpy")
     n, d = X.shape
     N = Y32.shape[0]
     dev = torch.device(device)
