@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symgauss import Problem
+from symgauss.kernel.verdict import Verdict
 from symgauss.reporting import latex as L
 from symgauss.reporting import printer as P
 
@@ -120,7 +121,8 @@ def _all_builders():
         L.closure_section(_Closure()),
         L.equilibria_section([{"cov": [["1", "0"], ["0", "1/3"]], "mean": ["-1", "0"],
                                "rank": 2, "level": "exact", "stable": True}]),
-        L.certificate_section(cert, verdict="verified"),
+        L.certificate_section(cert, verdict=Verdict("verified", "Σ* is stable, rate ≥ 1/2",
+                                                     "stable-equilibrium", "exact")),
         L.blowup_section({"blows_up": True, "t_star": "0.25" + "0" * 48, "enclosure":
                           ["0.2499999999999999999999999999999999",
                            "0.2500000000000000000000000000000001"], "certified": True,
@@ -183,3 +185,14 @@ def test_jupyter_reprs_delegate_to_the_printer():
     c = derive_closure(1)
     assert c._repr_latex_().startswith("$$\\begin{aligned}\\dot m &= ")
     assert "refuted" in derive_closure(1, feedforward="relu")._repr_latex_()
+
+
+def test_a_certificate_is_called_proved_only_with_a_verified_verdict():
+    cert = {"kind": "blowup", "claim": {"statement": "T* ∈ (1, 2]", "t_lower": "1"},
+            "witness": {}, "problem_hash": "sha256:00"}
+    proved = L.certificate_section(cert, Verdict("verified", "T* ∈ (1, 2]", "blowup", "rigorous"))
+    assert "Proved by the trusted checker" in proved and "rigorous" in proved
+    for verdict in (None, Verdict("not-proved", "the witness fails", "blowup"),
+                    Verdict("refuted", "Σ0 = 0", "blowup")):
+        text = L.certificate_section(cert, verdict)
+        assert "Proved" not in text and "unverified" in text

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "symgauss"
 SOLVERS = {"cvxpy", "scipy", "sympy", "mpmath", "numpy", "torch", "clarabel", "scs", "dask",

@@ -7,7 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from _mutation import leaves, set_leaf
+from _mutation import leaves, reseal, set_leaf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -88,7 +88,8 @@ def test_perturbed_controls_are_refuted(geodesic_cert, attention_cert):
     assert check_certificate(c).status != "verified"
     c = copy.deepcopy(geodesic_cert)
     c["claim"]["epsilon"] = "1e-80"
-    assert check_certificate(c).status != "verified"
+    assert check_certificate(c).status == "invalid"       # the statement names the old epsilon
+    assert check_certificate(reseal(c)).status == "refuted"
 
 
 def test_durations_must_add_up(geodesic_cert):
@@ -108,11 +109,13 @@ def test_nonlinear_pieces_are_not_accepted(geodesic_cert):
 
 def test_unreachable_mutations(unreachable_cert):
     c = copy.deepcopy(unreachable_cert)
-    c["claim"]["rank_cov0"] = 1
-    assert check_certificate(c).status == "refuted"
+    c["claim"]["rank_cov0"] = 0
+    assert check_certificate(c).status == "invalid"        # the statement names the old ranks
+    assert check_certificate(reseal(c)).status == "refuted"
+    c["claim"]["rank_cov0"] = 1                            # 1 ≠ 1 is no obstruction
+    assert check_certificate(reseal(c)).status == "invalid"
     c = copy.deepcopy(unreachable_cert)
-    c["problem"]["target"]["cov"] = [["1", "0"], ["0", "2"]]
-    c["claim"]["rank_target_cov"] = 2
+    c["problem"]["target"]["cov"] = [["1", "0"], ["0", "2"]]   # now rank 2 = rank cov0
     assert check_certificate(_rehash(c)).status == "refuted"
     c = copy.deepcopy(unreachable_cert)
     del c["problem"]["target"]
@@ -142,8 +145,10 @@ def test_garbage_never_crashes(geodesic_cert, attention_cert, unreachable_cert, 
             _rehash(c)
         except Exception:
             pass
+    if data.draw(st.booleans()):
+        reseal(c)
     v = check_certificate(c)
-    assert v.status in ("verified", "refuted", "invalid")
+    assert v.status in ("verified", "refuted", "not-proved", "invalid")
     # changes that make the claim false or unprovable (epsilon may grow, precision hints and
     # the unused constant parameters of the stored problem may change; with a fresh hash)
     # (an unreachable claim depends on the ranks only, so its problem may change harmlessly)

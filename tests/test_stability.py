@@ -8,12 +8,14 @@ from pathlib import Path
 import flint
 import numpy as np
 import pytest
+from _mutation import reseal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symgauss import Problem
 from symgauss.cli.main import main
 from symgauss.kernel.checker import check_certificate, check_file
+from symgauss.kernel.read import read_problem
 from symgauss.model.linearise import (
     exact_matrix,
     linearisation_exact,
@@ -30,6 +32,7 @@ from symgauss.questions.stability.robust import common_lyapunov_certificate
 from symgauss.questions.stability.witness import (
     common_lyapunov,
     instability_evidence,
+    instability_witness,
     lyapunov_witness,
 )
 
@@ -107,6 +110,11 @@ def test_lyapunov_witness_agrees_with_eigenvalues(n, data):
         assert mu >= float(ev[0]) - 1e-12
     elif mu > 1e-6:
         pytest.fail(f"unstable matrix (abscissa {mu}) without evidence")
+    wit = instability_witness(L)
+    if wit is not None:
+        assert mu > float(wit[0])   # the certified growth is a true lower bound
+    elif mu > 1e-6:
+        pytest.fail(f"unstable matrix (abscissa {mu}) without an instability witness")
 
 
 def test_stable_diag_certificate_checks_and_claims_are_true():
@@ -172,8 +180,16 @@ def test_common_lyapunov_sdp():
     L1, L2 = [[-1, 2], [0, -1]], [[-1, 0], [1, -2]]
     found = common_lyapunov([L1, L2], Fraction(1, 4))
     assert found is not None and found[1] > 0
-    cert = common_lyapunov_certificate(load_problem(EX / "stable_diag.json"), [L1, L2], "1/4")
+    switched = Problem(cov0=[[1, 0], [0, 1]], controls=[{"duration": 1, "A": L1},
+                                                        {"duration": "1/2", "A": L2}])
+    cert = common_lyapunov_certificate(switched, "1/4")
     assert check_certificate(cert).ok
+    # the same P does not work for a third, unstable parameter set: not proved, not refuted
+    bad = switched.to_dict()
+    bad["controls"].append({"duration": "1", "A": [["1", "0"], ["0", "-1"]]})
+    forged = dict(cert, problem={k: v for k, v in bad.items() if k != "name"})
+    forged["problem_hash"] = read_problem(forged["problem"]).hash
+    assert check_certificate(reseal(forged)).status == "not-proved"
     # the convex hull contains an unstable matrix → no common Lyapunov function
     assert common_lyapunov([[[-1, 10], [0, -1]], [[-1, 0], [10, -1]]], Fraction(1, 10)) is None
     assert common_lyapunov([[[1, 0], [0, -1]]], Fraction(1, 10)) is None
@@ -218,8 +234,8 @@ def test_robust_global_certificate_checks_and_holds_inside_the_box():
 
 
 @pytest.mark.parametrize("edit", [
-    lambda c: c["claim"]["box"][1].__setitem__("from", "-1"),   # a box too wide: refuted
-    lambda c: c["claim"].__setitem__("global_rate", "5"),       # rate too high: refuted
+    lambda c: c["claim"]["box"][1].__setitem__("from", "-1"),   # a box too wide: not proved
+    lambda c: c["claim"].__setitem__("global_rate", "5"),       # rate too high: not proved
     lambda c: c["claim"]["box"][0].__setitem__("from", "1/4"),  # excludes the stored A: invalid
     lambda c: c["claim"]["box"].append(c["claim"]["box"][0]),   # repeated entry: invalid
     lambda c: c["claim"]["box"][0].__setitem__("entry", ["A", 0, 7]),
@@ -235,8 +251,9 @@ def test_robust_global_mutations_are_not_accepted(edit):
     from symgauss.questions.stability.robust import robust_global_certificate
     cert = copy.deepcopy(robust_global_certificate(_robust_problem(), ROBUST_BOX))
     edit(cert)
-    v = check_certificate(loads_exact(json.dumps(cert)))
-    assert v.status in ("refuted", "invalid") and v.reason
+    assert check_certificate(loads_exact(json.dumps(cert))).status != "verified"
+    v = check_certificate(loads_exact(json.dumps(reseal(cert))))    # as a forger would
+    assert v.status in ("not-proved", "invalid") and v.reason
 
 
 def test_certify_cli_with_a_box(tmp_path):
@@ -309,9 +326,9 @@ def test_rank_deficient_cov0_is_certified_in_its_invariant_range():
     (lambda c: c["claim"].__setitem__("basis", [["0"], ["1"], ["0"]]), "refuted"),  # wrong range
     (lambda c: c["claim"].__setitem__("basis", [["1"], ["1"], ["0"]]), "refuted"),  # not invariant
     (lambda c: c["claim"]["reduced"].__setitem__("cov", [["3"]]), "refuted"),       # not an eq.
-    (lambda c: c["claim"]["reduced"].__setitem__("rate", "100"), "refuted"),
+    (lambda c: c["claim"]["reduced"].__setitem__("rate", "100"), "not-proved"),
     (lambda c: c["claim"]["reduced"].__setitem__("mean", ["0"]), "invalid"),
-    (lambda c: c["claim"].__setitem__("basis", [["1", "0"], ["0", "1"], ["0", "0"]]), "refuted"),
+    (lambda c: c["claim"].__setitem__("basis", [["1", "0"], ["0", "1"], ["0", "0"]]), "invalid"),
     (lambda c: c["claim"].__setitem__("basis", "__import__('os')"), "invalid"),
 ])
 def test_in_range_mutations_are_not_accepted(edit, status):
@@ -322,7 +339,7 @@ def test_in_range_mutations_are_not_accepted(edit, status):
     from symgauss.kernel.numbers import loads_exact
     cert = copy.deepcopy(_in_range_cert())
     edit(cert)
-    v = check_certificate(loads_exact(json.dumps(cert)))
+    v = check_certificate(loads_exact(json.dumps(reseal(cert))))    # as a forger would
     assert v.status == status, v.reason
 
 
@@ -407,3 +424,17 @@ def test_rigorous_instability_by_inertia():
         assert e.stable is (False if mu > 0 else True)
         if e.stable is False:
             assert e.stability.level == "rigorous" and "inertia" in e.stability.reason
+
+
+@pytest.mark.slow
+def test_beyond_the_kernel_size_limit_no_certificate_is_claimed():
+    """d = 13 > the kernel's limit for svec certificates: stability is decided exactly but no
+    certificate is written, and certify says so instead of writing one the kernel rejects."""
+    from symgauss.questions.equilibria.designed import designed_problem
+    from symgauss.questions.stability.local import certifiable
+    assert not certifiable("stable-equilibrium", 13) and certifiable("stable-equilibrium", 12)
+    p, S = designed_problem(13, seed=1)
+    res = certify(p)
+    assert res.certificate is None and "size limit" in res.reason
+    L = to_float_matrix(linearisation_exact(p.params, S))
+    assert (res.status == "verified") is bool(np.max(np.linalg.eigvals(L).real) < 0)

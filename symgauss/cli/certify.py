@@ -43,7 +43,6 @@ def add_arguments(p):
 
 def make(problem, digits: int, box=None):
     """(certificate or None, StabilityResult or None, reason)."""
-    from symgauss.kernel.errors import UnsupportedError
     if box is not None:
         from symgauss.questions.stability.local import StabilityResult
         from symgauss.questions.stability.robust import robust_global_certificate
@@ -57,9 +56,16 @@ def make(problem, digits: int, box=None):
     if problem.target is not None:
         from symgauss.questions.reach.controls import make_certificate as make_reach
         return make_reach(problem), None, "reachability"
-    if not problem.is_time_invariant:
-        raise UnsupportedError("certify: a problem with 'controls' and no target has no "
-                               "certificate kind; add a target or use constant parameters")
+    if not problem.is_time_invariant:  # switched: Σ = 0 under any switching among the pieces
+        from symgauss.questions.stability.local import StabilityResult
+        from symgauss.questions.stability.robust import common_lyapunov_certificate
+        cert = common_lyapunov_certificate(problem)
+        if cert is None:
+            return None, StabilityResult(
+                "undecided", "no common Lyapunov function tr(PΣ) was found for the pieces' "
+                "feed-forward matrices A (SDP, Clarabel); it needs every A Hurwitz and more",
+                None), "switched"
+        return cert, None, "switched"
     from symgauss.questions.blowup.decide import make_certificate as make_blowup
     cert = make_blowup(problem, digits=digits)
     if cert is not None:
@@ -110,7 +116,8 @@ def run(args) -> int:
         if args.json:
             print_json({"certified": False, "status": res.status, "reason": res.reason,
                         "evidence": evidence})
-        sys.stderr.write(f"symgauss certify: refused ({res.status}): {res.reason}\n")
+        why = "no certificate" if res.status == "verified" else res.status  # proved, not certifiable
+        sys.stderr.write(f"symgauss certify: refused ({why}): {res.reason}\n")
         return EXIT_REFUSED
     if res is not None and res.status == "verified" and res.certificate is cert:
         reason = res.reason   # this very object was just accepted by the kernel (local.checked)

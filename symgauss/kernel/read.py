@@ -11,11 +11,13 @@ from fractions import Fraction
 
 import flint
 
-from symgauss.kernel.exact import psd_decision
+from symgauss.kernel.exact import EXACT_WORK_LIMIT, exact_work, is_psd, positive_definite
 from symgauss.kernel.numbers import parse_rational, rational_text
 from symgauss.kernel.verdict import Invalid
 
-FORMAT, VERSION = "symgauss-certificate", 1
+FORMAT, VERSION = "symgauss-certificate", 2
+#: limits of every stored problem (a kind may set lower ones)
+MAX_D, MAX_PIECES, MAX_HEADS = 32, 64, 8
 
 
 def rational(value, where: str) -> flint.fmpq:
@@ -46,8 +48,39 @@ def vector(value, where: str, n: int) -> flint.fmpq_mat:
 
 
 def text(x) -> str:
-    """Canonical exact text of an fmpq."""
-    return rational_text(Fraction(int(x.p), int(x.q)))
+    """Canonical exact text of an fmpq (``'3/10'``, ``'-2'``; FLINT's own, any length)."""
+    return str(x if isinstance(x, flint.fmpq) else flint.fmpq(x))
+
+
+def brief(x, limit: int = 60) -> str:
+    """An exact number for a message: its text, or its first digits and its size."""
+    t = text(x)
+    return t if len(t) <= limit else f"{t[:limit // 2]}… ({len(t)} characters)"
+
+
+def short_text(x) -> str:
+    """Exact text for statements: the shortest of p/q, a terminating decimal and exact
+    scientific notation (``'3/7'``, ``'0.25'``, ``'1e-53'``)."""
+    if len(text(x)) > 200:
+        return brief(x)
+    f = Fraction(int(x.p), int(x.q))
+    q, k2, k5 = f.denominator, 0, 0
+    while q % 2 == 0:
+        q, k2 = q // 2, k2 + 1
+    while q % 5 == 0:
+        q, k5 = q // 5, k5 + 1
+    exact = rational_text(f)
+    if q != 1 or f.denominator == 1:
+        return exact
+    k = max(k2, k5)
+    m = abs(f.numerator) * 10 ** k // f.denominator   # f = ±m·10^(−k) exactly
+    digits = str(m).rjust(k + 1, "0")
+    sign = "-" if f < 0 else ""
+    dec = sign + digits[:-k] + "." + digits[-k:]
+    mant = str(m).rstrip("0")
+    exp = len(str(m)) - 1 - k
+    sci = sign + mant[0] + ("." + mant[1:] if len(mant) > 1 else "") + f"e{exp}"
+    return min((exact, dec, sci), key=len)
 
 
 def mat_text(M) -> list:
@@ -77,7 +110,7 @@ class ExactProblem:
     hash: str
 
 
-_PROBLEM_KEYS = {"name", "A", "V", "B", "b", "mean0", "cov0", "heads", "target", "controls"}
+_PROBLEM_KEYS = {"A", "V", "B", "b", "mean0", "cov0", "heads", "target", "controls"}
 
 
 _PIECE_KEYS = {"duration", "A", "V", "B", "b", "heads"}
@@ -87,6 +120,8 @@ def read_pieces(value, d: int, where: str) -> tuple:
     """Control pieces ((duration fmpq > 0, ExactParams), ...) from their problem-file form."""
     if not isinstance(value, list) or not value:
         raise Invalid(f"{where}: expected a non-empty list of pieces")
+    if len(value) > MAX_PIECES:
+        raise Invalid(f"{where}: {len(value)} pieces is over the limit of {MAX_PIECES}")
     pieces = []
     for k, pc in enumerate(value):
         if not isinstance(pc, dict) or set(pc) - _PIECE_KEYS or "duration" not in pc:
@@ -104,6 +139,8 @@ def _params(obj, d, where):
     heads = obj.get("heads", [obj])
     if "heads" in obj and ("V" in obj or "B" in obj or not isinstance(heads, list) or not heads):
         raise Invalid(f"{where}heads: a non-empty list, and not together with V/B")
+    if len(heads) > MAX_HEADS:
+        raise Invalid(f"{where}heads: {len(heads)} heads is over the limit of {MAX_HEADS}")
     for k, h in enumerate(heads):
         if "heads" in obj and (not isinstance(h, dict) or set(h) - {"V", "B"}):
             raise Invalid(f"{where}heads[{k}]: expected {{'V': ..., 'B': ...}}")
@@ -117,8 +154,14 @@ def _params_text(p: ExactParams) -> dict:
 
 
 def _covariance(S, where):
-    if S.transpose() != S or not psd_decision([[Fraction(int(x.p), int(x.q)) for x in S.table()[i]]
-                                               for i in range(S.nrows())])[0]:
+    if S.transpose() != S:
+        raise Invalid(f"{where} is not symmetric")
+    if positive_definite(S)[0]:   # the fast test first; the exact one for a singular S
+        return S
+    if exact_work(S) > EXACT_WORK_LIMIT:
+        raise Invalid(f"over a limit: {where} is not positive definite and too large for the "
+                      "exact semidefiniteness test")
+    if not is_psd(S):
         raise Invalid(f"{where} is not a covariance (symmetric positive semidefinite)")
     return S
 
@@ -133,6 +176,8 @@ def read_problem(obj) -> ExactProblem:
     if not isinstance(cov, list) or not cov:
         raise Invalid("problem.cov0: expected a non-empty d×d matrix")
     d = len(cov)
+    if d > MAX_D:
+        raise Invalid(f"problem: d = {d} is over the checker's limit of d = {MAX_D}")
     cov0 = matrix(cov, "problem.cov0", d, d)
     _covariance(cov0, "problem.cov0")
     mean0 = vector(obj["mean0"], "problem.mean0", d) if "mean0" in obj else flint.fmpq_mat(d, 1)

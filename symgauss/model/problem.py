@@ -30,7 +30,7 @@ from symgauss.kernel.errors import (
     SymmetryError,
     UnknownKeyError,
 )
-from symgauss.kernel.exact import psd_decision
+from symgauss.kernel.exact import psd_witness
 from symgauss.kernel.numbers import JSONNumber, parse_rational, rational_text
 
 Mat = sp.ImmutableMatrix
@@ -203,9 +203,8 @@ def _check_cov(S: Mat, where: str) -> None:
                 raise SymmetryError(f"{where} is not symmetric: entry [{i}][{j}] = {S[i, j]} but "
                                     f"[{j}][{i}] = {S[j, i]}; a covariance must equal its transpose")
     if _is_numeric(S):
-        ok, _, x = psd_decision([[Fraction(int(v.p), int(v.q)) for v in S.row(i)]
-                                 for i in range(d)])
-        if not ok:
+        x = psd_witness([[Fraction(int(v.p), int(v.q)) for v in S.row(i)] for i in range(d)])
+        if x is not None:
             xs = "(" + ", ".join(rational_text(v) for v in x) + ")"
             raise NotPSDError(f"{where} is not positive semidefinite: x = {xs} gives xᵀ{where}x < 0 "
                               "(decided exactly); a covariance must be PSD")

@@ -135,27 +135,34 @@ def equilibria_section(equilibria, title: str = "Equilibria", level: int = 1) ->
 
 
 def certificate_section(cert: dict, verdict=None, title: str | None = None) -> str:
-    """A certificate file: its claim, its exact witnesses (the identities to check), level."""
+    """A certificate file and what the trusted checker says of it.
+
+    Only a VERIFIED verdict's own statement is presented as proved; the file's claim and
+    witness follow as data. Without a verified verdict the claim is shown as a claim, with the
+    verdict (or "not re-checked here").
+    """
+    status = getattr(verdict, "status", None)
+    body = [f"Kind: \\texttt{{{escape_text(cert.get('kind'))}}}"]
+    if status == "verified":
+        body.append(f"Proved by the trusted checker {level_tag(verdict.level)}: "
+                    f"{escape_text(verdict.reason)}")
+        label = "The claim's numbers (read and checked by the kernel):"
+    else:
+        why = (f"the trusted checker says \\textbf{{{escape_text(status)}}}: "
+               f"{escape_text(getattr(verdict, 'reason', ''))}" if verdict is not None
+               else "not re-checked here")
+        body.append(f"Not verified ({why}).")
+        label = "Claimed in the file (unverified):"
     claim = cert.get("claim", {})
-    body = [f"Kind: \\texttt{{{escape_text(cert.get('kind'))}}} {level_tag(cert.get('level'))}"]
     if isinstance(claim, dict):
-        stmt = claim.get("statement")
-        if stmt:
-            body.append(f"Claim: {escape_text(stmt)}")
         rest = {k: v for k, v in claim.items() if k != "statement"}
         if rest:
-            body.append(_safe_block(rest))
+            body += [label, _safe_block(rest)]
     witness = cert.get("witness", {})
     if isinstance(witness, dict) and witness:
-        body.append("Witness (exact):")
-        body.append(_safe_block(witness))
+        body += ["Witness (exact):", _safe_block(witness)]
     body.append(f"Problem hash: \\texttt{{{escape_text(str(cert.get('problem_hash', ''))[:23])}"
                 "\\ldots}")
-    if verdict is not None:
-        status = getattr(verdict, "status", verdict)
-        reason = getattr(verdict, "reason", "")
-        body.append(f"Trusted checker: \\textbf{{{escape_text(status)}}} "
-                    f"({escape_text(reason)})")
     return section(title or f"Certificate: {cert.get('kind')}", "\n\n".join(body), level=2)
 
 

@@ -24,20 +24,29 @@ partition, with t as a ball covering the sub-interval — and (2) xᵀ M(t_upper
 witness vector x (r rationals), so M(t_upper) is not positive definite.
 Positive definiteness of a ball matrix is proved by LDLᵀ in arb with every pivot certainly > 0.
 
-Certificate ``claim``: {"statement", "t_lower", "t_upper", "t_star" (informative)};
-``witness``: {"method": "riccati-van-loan", "x": [r rationals], "partition": [rationals from
-0 to t_lower] (only needed when R is not PSD), "prec": bits}.
+Certificate ``claim``: {"statement", "t_lower", "t_upper", optional "t_star" (a point of the
+enclosure, checked to lie in it)}; ``witness``: {"method": "riccati-van-loan", "x": [r
+rationals], optional "partition": [rationals from 0 to t_lower] (needed when R is not PSD),
+"prec": bits}. Limits: d ≤ MAX_D, prec ≤ MAX_PREC bits, at most MAX_PARTITION sub-intervals.
 """
 from __future__ import annotations
 
 import flint
 
 from symgauss.kernel.equations import riccati_R
-from symgauss.kernel.read import rational
-from symgauss.kernel.verdict import Invalid, Verdict
+from symgauss.kernel.exact import is_psd
+from symgauss.kernel.read import short_text
+from symgauss.kernel.schema import Field, Schema, choice, decimal, integer, positive, rationals, raw
+from symgauss.kernel.verdict import Invalid, NotProved, Refuted
 
-MAX_PARTITION = 20000
-MIN_PREC, MAX_PREC = 64, 40000
+MAX_D, MAX_PARTITION = 8, 128
+MIN_PREC, MAX_PREC = 64, 4096
+SCHEMAS = {"blowup": Schema(
+    {"t_lower": Field(positive), "t_upper": Field(positive), "t_star": Field(decimal, False)},
+    {"method": Field(choice("riccati-van-loan")), "x": Field(raw),
+     "partition": Field(rationals(2, MAX_PARTITION + 1), False),
+     "prec": Field(integer(MIN_PREC, MAX_PREC))},
+    "rigorous", {"d": MAX_D})}
 
 
 # --- exact preliminaries ----------------------------------------------------------------------
@@ -70,10 +79,6 @@ def ldl_psd(S):
                                  for a, (_, p) in enumerate(keep)
                                  for b in range(r)]) if r else None
     return Lr, Dinv
-
-
-def is_psd(S) -> bool:
-    return ldl_psd(S) is not None
 
 
 # --- ball arithmetic ------------------------------------------------------------------------------
@@ -157,63 +162,45 @@ def verify_enclosure(A, R, Lr, Dinv, t_lower, t_upper, x, partition, prec: int):
 
 
 # --- the certificate ------------------------------------------------------------------------------
-def _rationals(value, where, n=None, limit=MAX_PARTITION):
-    if not isinstance(value, list) or (n is not None and len(value) != n) or len(value) > limit:
-        raise Invalid(f"{where}: expected a list of " + (f"{n} " if n is not None else "")
-                      + "numbers")
-    return [rational(v, f"{where}[{i}]") for i, v in enumerate(value)]
+def statement(kind, claim, problem) -> str:
+    out = ("Σ(t) exists on [0, t_lower] and ‖Σ(t)‖ → ∞ as t → T* for some T* ∈ (t_lower, "
+           f"t_upper] = ({short_text(claim['t_lower'])}, {short_text(claim['t_upper'])}]")
+    if "t_star" in claim:
+        out += (f"; T* = {claim['t_star'][2]} to every digit shown (within half a unit of the "
+                "last digit)")
+    return out
 
 
-def check(cert: dict, problem) -> Verdict:
-    kind = "blowup"
-    claim, witness = cert["claim"], cert["witness"]
-    if not isinstance(claim, dict) or not isinstance(witness, dict):
-        raise Invalid("claim and witness must be JSON objects")
-    if cert.get("level") != "rigorous":
-        raise Invalid("a blow-up certificate has level 'rigorous'")
+def check(kind, claim, witness, problem, ctx) -> None:
+    lo, hi = claim["t_lower"], claim["t_upper"]
+    if not lo < hi:
+        raise Invalid("claim: need 0 < t_lower < t_upper")
+    if "t_star" in claim:
+        t, half, _ = claim["t_star"]
+        if not (t - half <= lo and hi <= t + half):
+            raise Invalid("claim.t_star: (t_lower, t_upper] is not within half a unit of its "
+                          "last digit, so not every digit shown would be proved")
     if problem.params is None:
         raise Invalid("blow-up certificates are for time-invariant parameters (no 'controls')")
-    if witness.get("method") != "riccati-van-loan":
-        raise Invalid(f"unknown witness method {witness.get('method')!r}; this checker reads "
-                      "'riccati-van-loan'")
-    for key in ("t_lower", "t_upper"):
-        if key not in claim:
-            raise Invalid(f"claim.{key} is missing")
-    lo, hi = rational(claim["t_lower"], "claim.t_lower"), rational(claim["t_upper"],
-                                                                      "claim.t_upper")
-    if not 0 < lo < hi:
-        raise Invalid("claim: need 0 < t_lower < t_upper")
     p = problem.params
     R = riccati_R(p)
     if R is None:
-        return Verdict("refuted", "not verified: some V_h is not a multiple of I, and only the "
-                       "Riccati (V_h = v_h I) argument is checkable", kind)
+        raise NotProved("some V_h is not a multiple of I, and only the Riccati (V_h = v_h I) "
+                        "argument of this kind is checkable")
     f = ldl_psd(problem.cov0)
     if f is None:
         raise Invalid("problem.cov0 is not positive semidefinite")
     if f[0] is None:
-        return Verdict("refuted", "Σ0 = 0 stays 0 for all time: no blow-up", kind)
+        raise Refuted("Σ0 = 0, so Σ(t) = 0 for all time: no blow-up")
     Lr, Dinv = f
-    r = Lr.ncols()
-    x = _rationals(witness.get("x"), "witness.x", r)
+    xs = witness["x"]
+    x = rationals(Lr.ncols(), Lr.ncols())(xs, "witness.x", ctx)
     if all(v == 0 for v in x):
         raise Invalid("witness.x is the zero vector")
-    partition = (_rationals(witness["partition"], "witness.partition")
-                 if "partition" in witness else None)
-    prec = witness.get("prec", 256)
-    try:
-        prec = int(str(prec))
-    except ValueError:
-        raise Invalid("witness.prec: expected an integer number of bits") from None
-    prec = min(max(prec, MIN_PREC), MAX_PREC)
-    ok, how = verify_enclosure(p.A, R, Lr, Dinv, lo, hi, x, partition, prec)
+    prec = witness["prec"]
+    ok, how = verify_enclosure(p.A, R, Lr, Dinv, lo, hi, x, witness.get("partition"), prec)
+    if not ok and 2 * prec <= MAX_PREC:
+        ok, how = verify_enclosure(p.A, R, Lr, Dinv, lo, hi, x, witness.get("partition"),
+                                   2 * prec)
     if not ok:
-        ok2, how2 = verify_enclosure(p.A, R, Lr, Dinv, lo, hi, x, partition,
-                                     min(2 * prec, MAX_PREC))
-        if not ok2:
-            return Verdict("refuted", f"not verified: {how2}", kind)
-        how = how2
-    width = hi - lo
-    return Verdict("verified", f"Σ(t) exists on [0, t_lower] and ‖Σ‖ → ∞ at some "
-                   f"T* ∈ (t_lower, t_upper] (width {float(width):.2e}); {how}; "
-                   f"xᵀM(t_upper)x < 0 proved in ball arithmetic", kind)
+        raise NotProved(how)

@@ -42,13 +42,22 @@ from fractions import Fraction
 import flint
 
 from symgauss.kernel.equations import scalar_of
-from symgauss.kernel.exact import ldl_positive_definite
-from symgauss.kernel.read import ExactParams, rational, read_pieces
-from symgauss.kernel.verdict import Invalid, Verdict
+from symgauss.kernel.exact import positive_definite, require_small
+from symgauss.kernel.read import ExactParams, brief, read_pieces, short_text, text
+from symgauss.kernel.schema import Field, Schema, integer, nonnegative, positive, raw
+from symgauss.kernel.verdict import Invalid, NotProved, Refuted
 
-MIN_PREC = 128
-MAX_PREC = 40000
-MAX_STEP_NORM = 2 ** 12   # pieces with ‖Aτ‖∞ beyond this are too stiff to enclose: rejected
+MIN_PREC, MAX_PREC = 128, 2048
+MAX_D = 12
+MAX_STEP_NORM = 2 ** 12   # pieces with ‖Aτ‖∞ beyond this are too stiff to enclose: invalid
+NORM = "max(‖m(T) − target.mean‖₂, ‖Σ(T) − target.cov‖_F)"
+SCHEMAS = {
+    "reach": Schema({"T": Field(positive), "epsilon": Field(nonnegative)},
+                    {"controls": Field(raw), "working_precision_bits":
+                     Field(integer(MIN_PREC, MAX_PREC))}, None, {"d": MAX_D}),
+    "unreachable": Schema({"rank_cov0": Field(integer(0, "d")),
+                           "rank_target_cov": Field(integer(0, "d"))}, {}, "exact", {}),
+}
 
 
 @dataclass(frozen=True)
@@ -117,19 +126,22 @@ def _bernoulli_step(state: State, tau, p: ExactParams, d: int, k: int) -> State:
     if not state.exact or not _is_zero(state.m):
         raise Invalid(f"piece {k} is an attention piece: it is enclosed only when entered with an "
                       "exactly known state and zero mean")
-    ok, _ = ldl_positive_definite(state.S)
-    if not ok:
-        raise Invalid(f"piece {k} is an attention piece entered with a covariance that is not "
+    require_small(state.S, f"the exact covariance entering piece {k}")
+    if positive_definite(state.S)[0] is not True:
+        raise Invalid(f"piece {k} is an attention piece entered with a covariance not proved "
                       "positive definite; its Bernoulli closed form does not apply")
     R = flint.fmpq_mat(d, d)
     for V, B in p.heads:
         if not _is_zero(V) and not _is_zero(B):
             R = R + (B + B.transpose()) * scalar_of(V)
     P1 = state.S.inv() - R * tau
-    ok, _ = ldl_positive_definite(P1)
+    ok, why = positive_definite(P1)
+    if ok is None:
+        raise NotProved(f"piece {k}: whether Σ⁻¹ − τR ≻ 0 is {why}")
     if not ok:
-        raise Invalid(f"piece {k}: Σ⁻¹ − τR is not positive definite; the covariance blows up "
-                      "within the piece, so the claim is false or the piece is mis-specified")
+        raise Refuted(f"piece {k}: Σ⁻¹ − τR is not positive definite (exact), so Σ⁻¹ − sR is "
+                      "singular for some s ≤ τ: the covariance blows up within the piece and "
+                      "the controls reach no state at time T")
     return State(P1.inv(), state.m, True)
 
 
@@ -190,7 +202,7 @@ def error_bounds(state: State, target_mean, target_cov, prec: int):
 def arb_to_fraction(x, upper: bool) -> Fraction:
     """A rational bound (above if ``upper``, else below) of the arb ``x``."""
     if not x.is_finite():
-        raise Invalid("the enclosure of the reached state is not finite")
+        raise NotProved("the enclosure of the reached state is not finite")
     mid, rad, exp = x.mid_rad_10exp(30)
     val = Fraction(int(mid) + (int(rad) if upper else -int(rad))) * Fraction(10) ** int(exp)
     return val if upper else max(val, Fraction(0))
@@ -213,73 +225,68 @@ def sci(x: Fraction, digits: int = 3) -> str:
     return f"{text[0]}.{text[1:]}e{e}" if digits > 1 else f"{text}e{e}"
 
 
-def _int(value, where: str) -> int:
-    r = rational(value, where)
-    if r.q != 1:
-        raise Invalid(f"{where}: expected an integer")
-    return int(r.p)
+def statement(kind, claim, problem) -> str:
+    if kind == "unreachable":
+        return (f"rank cov0 = {claim['rank_cov0']} ≠ {claim['rank_target_cov']} = rank target.cov; "
+                "rank is invariant under the flow for every control (Σ(t) = Φ(t) Σ0 Φ(t)ᵀ with "
+                "Φ(t) invertible), so the target is unreachable at every time")
+    return (f"the piecewise-constant controls in the witness steer N(mean0, cov0) to within "
+            f"ε = {short_text(claim['epsilon'])} of N(target.mean, target.cov) at time T = "
+            f"{short_text(claim['T'])}, in the distance {NORM}")
 
 
-def _check_unreachable(cert, problem) -> Verdict:
-    claim = cert["claim"]
-    if not isinstance(claim, dict) or "rank_cov0" not in claim or "rank_target_cov" not in claim:
-        raise Invalid("claim: expected rank_cov0 and rank_target_cov")
-    r0c, r1c = _int(claim["rank_cov0"], "claim.rank_cov0"), _int(claim["rank_target_cov"],
-                                                                  "claim.rank_target_cov")
-    r0, r1 = problem.cov0.rank(), problem.target[1].rank()
-    if (r0, r1) != (r0c, r1c):
-        return Verdict("refuted", f"the ranks are {r0} (cov0) and {r1} (target.cov), not the "
-                                  f"claimed {r0c} and {r1c} (exact)", "unreachable")
-    if r0 == r1:
-        return Verdict("refuted", f"both ranks are {r0}: the rank invariant does not obstruct "
-                                  "reaching the target", "unreachable")
-    return Verdict("verified", f"rank cov0 = {r0} ≠ {r1} = rank target.cov (exact); rank is "
-                               "invariant under the flow (Σ(t) = Φ Σ0 Φᵀ, Φ invertible), so "
-                               "the target is unreachable at every time", "unreachable")
+def _require_no_other_dynamics(problem, pieces) -> None:
+    """The stored problem's own dynamics: none, or exactly the witness controls."""
+    if problem.controls:
+        if problem.controls != pieces:
+            raise Invalid("the stored problem has its own controls, and they differ from the "
+                          "witness controls: the certificate would not be about its problem")
+        return
+    p = problem.params
+    if any(x != 0 for M in (p.A, p.b, *[X for h in p.heads for X in h]) for x in M.entries()):
+        raise Invalid("the stored problem has its own fixed dynamics (A, V, B or b): a reach "
+                      "certificate's dynamics are its witness controls; store cov0, mean0 and "
+                      "target only")
 
 
-def _check_reach(cert, problem) -> Verdict:
-    claim, witness = cert["claim"], cert["witness"]
-    if not isinstance(claim, dict) or "T" not in claim or "epsilon" not in claim:
-        raise Invalid("claim: expected T and epsilon")
-    if not isinstance(witness, dict) or "controls" not in witness:
-        raise Invalid("witness: expected controls")
-    T, eps = rational(claim["T"], "claim.T"), rational(claim["epsilon"], "claim.epsilon")
-    if T <= 0 or eps < 0:
-        raise Invalid("claim: T must be positive and epsilon non-negative")
+def check(kind, claim, witness, problem, ctx) -> str:
+    """Raise Invalid / Refuted / NotProved, or return the level proved."""
+    if problem.target is None:
+        raise Invalid("the stored problem has no target")
+    tm, tc = problem.target
+    if kind == "unreachable":
+        r0c, r1c = claim["rank_cov0"], claim["rank_target_cov"]
+        if r0c == r1c:
+            raise Invalid("claim: rank_cov0 = rank_target_cov is no obstruction")
+        require_small(problem.cov0, "problem.cov0")
+        require_small(tc, "problem.target.cov")
+        r0, r1 = problem.cov0.rank(), tc.rank()
+        if (r0, r1) != (r0c, r1c):
+            raise Refuted(f"the ranks are {r0} (cov0) and {r1} (target.cov), not the claimed "
+                          f"{r0c} and {r1c} (exact)")
+        return "exact"
+    T, eps = claim["T"], claim["epsilon"]
     pieces = read_pieces(witness["controls"], problem.d, "witness.controls")
+    _require_no_other_dynamics(problem, pieces)
     total = sum((tau for tau, _ in pieces), flint.fmpq(0))
     if total != T:
-        raise Invalid(f"the durations add up to {total}, not the claimed T = {T}")
-    hint = witness.get("working_precision_bits", MIN_PREC)
-    prec = min(max(_int(hint, "witness.working_precision_bits"), MIN_PREC), MAX_PREC)
+        raise Invalid(f"the durations add up to {text(total)}, not the claimed T = {text(T)}")
+    prec = witness["working_precision_bits"]
     if eps > 0:
         prec = min(max(prec, int(eps.q).bit_length() - int(eps.p).bit_length() + 64), MAX_PREC)
-    tm, tc = problem.target
     eps_f = _frac(eps)
     for _ in range(2):
         state = propagate(problem.cov0, problem.mean0, pieces, prec)
         lo, up, squared = error_bounds(state, tm, tc, prec)
         if squared:  # exact
             if lo <= eps_f ** 2:
-                return Verdict("verified", f"the reached state is computed exactly; its distance "
-                                           f"to the target is ≤ ε = {eps}", "reach")
-            return Verdict("refuted", f"the reached state is computed exactly; its squared "
-                                      f"distance to the target is {lo} > ε² ", "reach")
+                return "exact"
+            raise Refuted(f"the reached state is computed exactly; its squared distance to the "
+                          f"target is {brief(flint.fmpq(lo.numerator, lo.denominator))} > ε²")
         if up <= eps_f:
-            return Verdict("verified", f"ball arithmetic at {prec} bits encloses the reached "
-                                       f"state; distance to the target ≤ {sci(up)} ≤ ε = "
-                                       f"{sci(eps_f)}", "reach")
+            return "rigorous"
         if lo > eps_f:
-            return Verdict("refuted", f"ball arithmetic at {prec} bits: distance to the target "
-                                      f"≥ {sci(lo)} > ε = {sci(eps_f)}", "reach")
+            raise Refuted(f"ball arithmetic at {prec} bits: the distance to the target is "
+                          f"≥ {sci(lo)} > ε = {sci(eps_f)}")
         prec = min(2 * prec, MAX_PREC)
-    raise Invalid(f"undecided: the enclosure at {prec} bits is too wide to compare with ε = {eps}")
-
-
-def check(cert, problem) -> Verdict:
-    if problem.target is None:
-        raise Invalid("the stored problem has no target")
-    if cert["kind"] == "unreachable":
-        return _check_unreachable(cert, problem)
-    return _check_reach(cert, problem)
+    raise NotProved(f"the enclosure at {prec} bits is too wide to compare with ε = {sci(eps_f)}")

@@ -350,7 +350,7 @@ def solve_d2(problem, *, digits: int = 30) -> ExactSolveResult:
 def real_solutions(fs, p, s, digits) -> list:
     """Every real solution of the shape-position system {v − f_v(w), p(w)}, exactly, as
     :class:`RealSolution` (positive definite and highest rank first)."""
-    from symgauss.kernel.exact import psd_decision, rank
+    from symgauss.kernel.exact import is_psd, rank
     sols = []
     for q, _ in sp.factor_list(p)[1]:
         q = sp.Poly(q, p.gen)
@@ -359,7 +359,7 @@ def real_solutions(fs, p, s, digits) -> list:
             r = -b / a
             entries = tuple(_fr(fs[v].eval(r)) for v in s)
             S = [[entries[0], entries[1]], [entries[1], entries[2]]]
-            sols.append(RealSolution(entries, psd_decision(S)[0], rank(S)))
+            sols.append(RealSolution(entries, is_psd(S), rank(S)))
             continue
         for interval, _ in q.intervals():
             sols.append(_algebraic_solution(q, interval, [fs[v] for v in s], digits))

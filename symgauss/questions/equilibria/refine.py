@@ -22,7 +22,6 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from symgauss.kernel.read import mat_text
 from symgauss.model.linearise import (
     exact_matrix,
     exact_params,
@@ -98,15 +97,13 @@ def prove(params, C: flint.fmpq_mat, Y: flint.fmpq_mat, z0: flint.fmpq, e: int):
     """The kernel's Newton–Kantorovich enclosure: (r, L(C), s) — a unique equilibrium Σ* within
     r (max entry) of C, the exact linearisation at C, and |L(Σ*) − L(C)| ≤ s entrywise — or None."""
     from symgauss.kernel.kinds.stability import enclosure
-    from symgauss.kernel.verdict import Refuted
-    d, n = C.nrows(), Y.nrows()
+    from symgauss.kernel.verdict import NotProved, Refuted
     r = round_up(fraction_of(2 * z0) + (Fraction(1, 2 ** e) if e >= 0 else Fraction(2 ** -e)))
     for _ in range(4):
         try:
-            _, J, spread = enclosure(params, {"cov_center": mat_text(C), "cov_radius": str(r)},
-                                     {"Y": mat_text(Y)}, d, n)
+            J, spread = enclosure(params, C, flint.fmpq(r.numerator, r.denominator), Y)
             return r, J, fraction_of(spread)
-        except Refuted:
+        except (NotProved, Refuted):
             r *= 16
     return None
 

@@ -480,19 +480,15 @@ def make_certificate(problem, T=1, method: str | None = None,
 def certificate_from_result(problem, res: ReachResult, envelope) -> dict:
     """The certificate of an already computed :class:`ReachResult`."""
     if not res.reachable:
-        claim = {"statement": "rank cov0 ≠ rank target.cov, and rank is invariant under the "
-                              "flow: the target is unreachable at every time",
-                 "rank_cov0": res.rank_cov0, "rank_target_cov": res.rank_target}
-        witness = {"invariant": "cov(t) = Φ(t) cov0 Φ(t)ᵀ with Φ(t) invertible"}
-        return envelope("unreachable", problem, claim, witness, "exact")
+        claim = {"rank_cov0": res.rank_cov0, "rank_target_cov": res.rank_target}
+        return envelope("unreachable", problem, claim, {}, "exact", dynamics=False)
     if res.level not in ("exact", "rigorous"):
         raise UnsupportedError("these controls could not be enclosed rigorously; reach "
                                "certificates cover linear and Bernoulli attention pieces only")
-    claim = {"statement": f"the controls in the witness steer N(mean0, cov0) to within epsilon "
-                          f"of the target at time T, measured by {NORM}",
-             "T": rational_text(res.T), "epsilon": rational_text(res.epsilon)}
-    witness = {"controls": [dict(pc) for pc in res.controls], "method": res.method,
-               "working_precision_bits": res.precision_bits}
-    return envelope("reach", problem, claim, witness, res.level,
-                    notes="checked in ball arithmetic (linear pieces) and exactly (translation "
-                          "and Bernoulli attention pieces)")
+    from symgauss.kernel.kinds.reach import MAX_PREC, MIN_PREC
+    claim = {"T": rational_text(res.T), "epsilon": rational_text(res.epsilon)}
+    witness = {"controls": [dict(pc) for pc in res.controls],
+               "working_precision_bits": min(max(res.precision_bits, MIN_PREC), MAX_PREC)}
+    return envelope("reach", problem, claim, witness, res.level, dynamics=False,
+                    notes=f"{res.method} controls; checked in ball arithmetic (linear pieces) "
+                          "and exactly (translation and Bernoulli attention pieces)")

@@ -24,7 +24,7 @@ from symgauss.model.linearise import (
 )
 from symgauss.questions.stability.witness import (
     _q,
-    instability_evidence,
+    instability_witness,
     lyapunov_candidates,
     lyapunov_witness,
 )
@@ -89,10 +89,35 @@ def _global_part(params):
     return {"global_rate": text(_q(g))}, {"Z": mat_text(Z)}
 
 
+def certifiable(kind: str, d: int) -> bool:
+    """Whether the kernel checks certificates of ``kind`` at dimension d (its size limits)."""
+    from symgauss.kernel.kinds.stability import SCHEMAS
+    limit = SCHEMAS[kind].limits.get("d")
+    return limit is None or d <= limit
+
+
+def _uncertified(how: str, status: str, level: str) -> StabilityResult:
+    return StabilityResult(status, f"{how} — decided with the kernel's exact functions, but no "
+                           "certificate: the kernel checks this kind only up to its size limit",
+                           level, None)
+
+
 def stability_of_exact(problem, S: flint.fmpq_mat, *, extras: bool = True) -> StabilityResult:
-    """Decide the stability of the exact positive-definite equilibrium Σ* = S, with evidence."""
+    """Decide the stability of the exact positive-definite equilibrium Σ* = S, with evidence
+    (a certificate the kernel accepted, or — beyond the kernel's size limit — the same exact
+    check without a certificate)."""
     params = problem.params
     L = linearisation_exact(params, S)
+    if not certifiable("stable-equilibrium", S.nrows()):
+        N = structured_N(params, S)
+        if (N is not None and lyapunov_witness(N, rate_factor=1) is not None) or \
+                lyapunov_witness(L, rate_factor=2) is not None:
+            return _uncertified("locally exponentially stable (a Lyapunov witness, exact LDLᵀ)",
+                                "verified", "exact")
+        if instability_witness(L) is not None:
+            return _uncertified("unstable (an inertia witness for L − εI, exact LDLᵀ)",
+                                "refuted", "exact")
+        return StabilityResult("undecided", "no stability or instability witness found")
     extra = None
     for rate, witness in _claim_rate_and_witness(params, S, L):
         claim = {"cov": mat_text(S), "rate": text(_q(rate))}
@@ -107,12 +132,13 @@ def stability_of_exact(problem, S: flint.fmpq_mat, *, extras: bool = True) -> St
         res = checked(cert, "exact")
         if res.status == "verified":
             return res
-    ev = instability_evidence(L)
+    ev = instability_witness(L)
     if ev is not None:
-        eps, k = ev
+        eps, P = ev
         cert = envelope("unstable-equilibrium", problem,
-                        {"cov": mat_text(S), "growth": text(_q(eps))}, {"hurwitz_index": k},
-                        "exact", notes="exact characteristic polynomial, Routh–Hurwitz")
+                        {"cov": mat_text(S), "growth": text(_q(eps))}, {"P": mat_text(P)},
+                        "exact", notes="Lyapunov-equation solve (scipy) for L − εI, rounded; "
+                                       "inertia argument checked exactly (LDLᵀ)")
         v = check_certificate(cert)
         if v.ok:
             return StabilityResult("refuted", f"unstable: {v.reason}", "exact", cert)
@@ -133,7 +159,7 @@ def stability_of_enclosure(problem, center: flint.fmpq_mat, radius: Fraction,
                            spread=None) -> StabilityResult:
     """Stability of the unique equilibrium Σ* within ``radius`` of ``center`` (level rigorous).
 
-    Stable: a ``stable-equilibrium`` certificate (witness candidates from
+    Stable: a ``stable-equilibrium-enclosed`` certificate (witness candidates from
     :func:`symgauss.questions.stability.witness.lyapunov_candidates`, each sent straight to the
     kernel, which checks the enclosure and the decay with the margin for the ball). Unstable
     (no certificate kind; decided exactly here): a symmetric P with LᵀP + PL − s·I ≻ 0 at the
@@ -143,8 +169,21 @@ def stability_of_enclosure(problem, center: flint.fmpq_mat, radius: Fraction,
     """
     if L is None:
         L = linearisation_exact(problem.params, center)
+    if not certifiable("stable-equilibrium-enclosed", center.nrows()) and spread is not None:
+        from symgauss.kernel.exact import norm_inf, require_decay
+        from symgauss.kernel.verdict import NotProved, Refuted
+        for P, rate in lyapunov_candidates(L, rate_factor=2, fraction=0.8):
+            try:   # the kernel's own check, with its margin for the ball
+                require_decay(L, P, _q(2 * rate), "L", 2 * norm_inf(P) * L.nrows() *
+                              _q(Fraction(spread)))
+            except (NotProved, Refuted):
+                continue
+            return _uncertified("locally exponentially stable (a Lyapunov witness with the "
+                                "margin for the enclosure, exact LDLᵀ)", "verified", "rigorous")
     for k, (P, rate) in enumerate(lyapunov_candidates(L, rate_factor=2, fraction=0.8)):
-        cert = envelope("stable-equilibrium", problem,
+        if not certifiable("stable-equilibrium-enclosed", center.nrows()):
+            break
+        cert = envelope("stable-equilibrium-enclosed", problem,
                         {"cov_center": mat_text(center), "cov_radius": text(_q(radius)),
                          "rate": text(_q(rate))},
                         {"Y": mat_text(Y), "P": mat_text(P)}, "rigorous",
@@ -169,7 +208,7 @@ def instability_of_ball(L: flint.fmpq_mat, spread) -> str | None:
     import numpy as np
     from scipy.linalg import solve_continuous_lyapunov
 
-    from symgauss.kernel.exact import eye, norm_inf
+    from symgauss.kernel.exact import eye, norm_inf, positive_definite
     from symgauss.model.linearise import to_float_matrix
     from symgauss.questions.stability.witness import round_symmetric
     Lf = to_float_matrix(L)
@@ -186,7 +225,7 @@ def instability_of_ball(L: flint.fmpq_mat, spread) -> str | None:
         if not (x.transpose() * P * x)[0, 0] > 0:
             continue
         s = 2 * norm_inf(P) * n * _q(Fraction(spread))
-        if ldl_positive_definite(L.transpose() * P + P * L - eye(n) * s)[0]:
+        if positive_definite(L.transpose() * P + P * L - eye(n) * s)[0] is True:
             return ("unstable: a symmetric P with LᵀP + PL ≻ 0 on the whole enclosure (exact "
                     "LDLᵀ with the margin for the ball) and xᵀPx > 0: by the inertia theorem "
                     "the linearisation at Σ* has an eigenvalue with positive real part")

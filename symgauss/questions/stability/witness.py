@@ -16,8 +16,8 @@ import flint
 import numpy as np
 
 from symgauss.kernel.equations import hurwitz_det
-from symgauss.kernel.exact import require_decay
-from symgauss.kernel.verdict import Refuted
+from symgauss.kernel.exact import ldl_positive_definite, require_decay
+from symgauss.kernel.verdict import NotProved, Refuted
 from symgauss.model.linearise import to_float_matrix
 
 
@@ -86,7 +86,7 @@ def lyapunov_witness(L: flint.fmpq_mat, rate_factor: int = 1, fraction: float = 
     for Pq, rate in lyapunov_candidates(L, rate_factor, fraction):
         try:
             require_decay(L, Pq, _q(rate * rate_factor), "L")
-        except Refuted:
+        except (NotProved, Refuted):
             continue
         return Pq, rate
     return None
@@ -106,6 +106,37 @@ def instability_evidence(L: flint.fmpq_mat):
         for k in range(1, n + 1):
             if hurwitz_det(M, k) <= 0:
                 return eps, k
+    return None
+
+
+def instability_witness(L: flint.fmpq_mat):
+    """(ε, P): (L − εI)ᵀP + P(L − εI) ≻ 0 with P not negative definite, checked exactly — so L
+    has an eigenvalue with Re > ε > 0 (the kernel's ``unstable-equilibrium`` witness); or None.
+
+    Search: ε = a fraction of the spectral abscissa, P from the Lyapunov equation
+    (L − εI)ᵀP + P(L − εI) = I (scipy), rounded to dyadic rationals.
+    """
+    from scipy.linalg import solve_continuous_lyapunov
+    mu = spectral_abscissa(to_float_matrix(L))
+    if not mu > 0:
+        return None
+    n = L.nrows()
+    eye = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+    for frac in (0.5, 0.1, 0.01):
+        eps = rational_below(frac * mu)
+        M = L - eye * _q(eps)
+        Mf = to_float_matrix(M)
+        try:
+            P = solve_continuous_lyapunov(Mf.T, np.eye(n))
+        except (np.linalg.LinAlgError, ValueError):
+            continue
+        if not np.all(np.isfinite(P)):
+            continue
+        for bits in (40, 60):
+            Pq = round_symmetric(P, bits)
+            if ldl_positive_definite(M.transpose() * Pq + Pq * M)[0] and \
+                    not ldl_positive_definite(-Pq)[0]:
+                return eps, Pq
     return None
 
 
@@ -139,6 +170,6 @@ def common_lyapunov(matrices, rate, *, cap: float = 1e4):
     try:
         for L in mats:
             require_decay(L, Pq, _q(2 * rate), "L")
-    except Refuted:
+    except (NotProved, Refuted):
         return None
     return Pq, float(t.value)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Regenerate every certificate in this folder from the built-in examples (run from the
+# repository root with symgauss installed). Each command writes a certificate that
+# `symgauss check` then re-verifies; the test suite re-checks the files checked in here.
+set -euo pipefail
+ex=symgauss/examples
+out=certificates
+symgauss certify "$ex/stable_diag.json" -o "$out/stable_diag.json"
+symgauss certify "$ex/multihead.json" -o "$out/multihead.json"
+symgauss certify "$ex/general3.json" -o "$out/general3.json"
+symgauss certify "$ex/rank_deficient.json" -o "$out/in_range_rank_deficient.json"
+symgauss certify "$ex/threshold.json" -o /dev/null --evidence "$out/threshold_unstable.json" || true
+symgauss certify "$ex/switched.json" -o "$out/switched_common_lyapunov.json"
+box=$(mktemp)
+echo '[{"entry": ["A", 0, 1], "from": "-1/2", "to": "1/2"}, {"entry": ["A", 1, 1], "from": 2, "to": 4}]' > "$box"
+symgauss certify "$ex/stable_diag.json" --box "$box" -o "$out/robust_global_stable_diag.json"
+rm -f "$box"
+symgauss certify "$ex/blowup_diag.json" -o "$out/blowup_diag.json"
+symgauss certify "$ex/scalar_blowup.json" -o "$out/blowup_scalar.json"
+symgauss reach "$ex/reach_geodesic.json" --certificate "$out/reach_geodesic.json" >/dev/null
+symgauss reach "$ex/reach_geodesic.json" --method attention --certificate "$out/reach_geodesic_attention.json" >/dev/null
+symgauss reach "$ex/rank1_d3.json" --certificate "$out/reach_rank1_d3.json" >/dev/null
+symgauss reach "$ex/rank_mismatch.json" --certificate "$out/unreachable_rank_mismatch.json" >/dev/null
+symgauss check "$out"/*.json

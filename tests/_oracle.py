@@ -1,0 +1,222 @@
+"""An independent oracle for certificate claims: whenever the kernel accepts a (mutated)
+certificate, its claim is re-derived here from the problem read by the *untrusted* problem
+loader, with numpy/scipy floats and Fraction arithmetic — none of the kernel's code.
+
+Float tolerances are 1e-9 relative: the oracle can only refute claims that are false by more
+than float noise, which is what the mutations produce.
+"""
+from __future__ import annotations
+
+import copy
+from fractions import Fraction
+
+import numpy as np
+from scipy.linalg import expm
+
+from symgauss.model.problem_file import problem_from_dict
+
+TOL = 1e-9
+
+
+def F(x) -> Fraction:
+    return Fraction(str(x))
+
+
+def fm(M):
+    return [[F(x) for x in row] for row in M]
+
+
+def flt(X):
+    return np.array([[float(x) for x in r] for r in X], dtype=float)
+
+
+def _frac_mat(M):
+    return [[Fraction(int(x.p), int(x.q)) for x in M.row(i)] for i in range(M.shape[0])]
+
+
+def _mul(X, Y):
+    return [[sum(X[i][k] * Y[k][j] for k in range(len(Y))) for j in range(len(Y[0]))]
+            for i in range(len(X))]
+
+
+def _add(X, Y):
+    return [[a + b for a, b in zip(r, s)] for r, s in zip(X, Y)]
+
+
+def _T(X):
+    return [list(c) for c in zip(*X)]
+
+
+def lin_float(A, heads, S):
+    """svec matrix of the linearisation of Σ ↦ AΣ + ΣAᵀ + Σ_h(VΣBΣ + ΣBᵀΣVᵀ) at S (floats)."""
+    d = len(S)
+    pairs = [(i, j) for i in range(d) for j in range(i, d)]
+    cols = []
+    for i, j in pairs:
+        E = np.zeros((d, d))
+        E[i, j] = E[j, i] = 1
+        X = A @ E + E @ A.T
+        for V, B in heads:
+            X += V @ E @ B @ S + V @ S @ B @ E + E @ B.T @ S @ V.T + S @ B.T @ E @ V.T
+        cols.append([X[k, l] for k, l in pairs])
+    return np.array(cols).T
+
+
+def _params(p):
+    A = _frac_mat(p.A)
+    heads = [(_frac_mat(h.V), _frac_mat(h.B)) for h in p.heads]
+    return A, heads
+
+
+def _residual(A, heads, S):
+    M = A
+    for V, B in heads:
+        M = _add(M, _mul(_mul(V, S), B))
+    return _add(_mul(M, S), _T(_mul(M, S)))
+
+
+def _stable(A, heads, S, c, b=None) -> bool:
+    L = lin_float(flt(A), [(flt(V), flt(B)) for V, B in heads], flt(S))
+    ok = np.max(np.linalg.eigvals(L).real) <= -float(F(c["rate"])) + TOL
+    ok &= np.min(np.linalg.eigvalsh(flt(S))) > 0
+    if "mean" in c:
+        Mm = A
+        for V, B in heads:
+            Mm = _add(Mm, _add(V, _mul(_mul(V, S), B)))
+        m = [[F(x)] for x in c["mean"]]
+        ok &= all(x[0] == 0 for x in _add(_mul(Mm, m), b))
+        ok &= np.max(np.linalg.eigvals(flt(Mm)).real) <= -float(F(c["mean_rate"])) + TOL
+    if "global_rate" in c:
+        R = sum((float(F(V[0][0])) * (flt(B) + flt(B).T) for V, B in heads), np.zeros((len(A),) * 2))
+        scalar = all(np.array_equal(flt(V), float(V[0][0]) * np.eye(len(A))) for V, _ in heads)
+        ok &= scalar and np.max(np.linalg.eigvalsh(R)) < 0
+        ok &= np.min(np.linalg.eigvals(flt(A)).real) >= float(F(c["global_rate"])) - TOL
+    return bool(ok)
+
+
+def _blowup_time(A, R, S0):
+    """First t with det(Σ0⁻¹-form M(t)) = 0, in floats, by scanning and bisection."""
+    d = len(A)
+    w, U = np.linalg.eigh(S0)
+    keep = w > 1e-12 * max(1, w.max())
+    L = U[:, keep] * np.sqrt(w[keep])              # Σ0 = L Lᵀ
+
+    def lam(t):
+        C = np.block([[-A.T, R], [np.zeros((d, d)), A]])
+        Fm = expm(C * t)
+        E = Fm[d:, d:]
+        G = E.T @ Fm[:d, d:]
+        M = np.eye(L.shape[1]) - L.T @ G @ L
+        return np.linalg.eigvalsh((M + M.T) / 2).min()
+    t, step = 0.0, 1e-3
+    while t < 50:
+        if lam(t + step) <= 0:
+            lo, hi = t, t + step
+            for _ in range(80):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if lam(mid) > 0 else (lo, mid)
+            return hi
+        t, step = t + step, min(step * 1.2, 0.05)
+    return None
+
+
+def _reach_distance(cert):
+    from symgauss.kernel.numbers import parse_rational  # a parser, not a checker
+    p = problem_from_dict(copy.deepcopy(cert["problem"]))
+    S, m = flt(_frac_mat(p.cov0)), flt(_frac_mat(p.mean0))[:, 0]
+    d = p.d
+    for pc in cert["witness"]["controls"]:
+        tau = float(parse_rational(pc["duration"], "t"))
+        z = np.zeros((d, d))
+        A = flt(fm(pc["A"])) if "A" in pc else z
+        b = np.array([float(F(x)) for x in pc["b"]]) if "b" in pc else np.zeros(d)
+        heads = pc.get("heads", [pc])
+        hs = [(flt(fm(h["V"])) if "V" in h else z, flt(fm(h["B"])) if "B" in h else z)
+              for h in heads]
+        active = [(V, B) for V, B in hs if V.any() and B.any()]
+        if not active:
+            N = A + sum((V for V, _ in hs), z)
+            E = expm(A * tau)
+            S = E @ S @ E.T
+            blk = np.zeros((d + 1, d + 1))
+            blk[:d, :d], blk[:d, d] = N * tau, b * tau
+            Fm = expm(blk)
+            m = Fm[:d, :d] @ m + Fm[:d, d]
+        else:   # Bernoulli: A = 0, b = 0, V = vI, zero mean
+            R = sum((V[0, 0] * (B + B.T) for V, B in active), z)
+            P = np.linalg.inv(S) - tau * R
+            if np.linalg.eigvalsh(P).min() <= 0:
+                return np.inf
+            S = np.linalg.inv(P)
+    tm = flt(_frac_mat(p.target.mean))[:, 0]
+    tc = flt(_frac_mat(p.target.cov))
+    return max(np.linalg.norm(m - tm), np.linalg.norm(S - tc))
+
+
+def claim_holds(cert) -> bool:
+    """Re-derive the claim of an accepted certificate independently."""
+    kind, c, w = cert["kind"], cert["claim"], cert["witness"]
+    p = problem_from_dict(copy.deepcopy(cert["problem"]))
+    if kind == "unreachable":
+        import sympy as sp
+        return sp.Matrix(_frac_mat(p.cov0)).rank() != sp.Matrix(_frac_mat(p.target.cov)).rank()
+    if kind == "reach":
+        return _reach_distance(cert) <= float(F(c["epsilon"])) + TOL
+    if kind == "common-lyapunov":
+        P = flt(fm(w["P"]))
+        sets = [p.params] if p.is_time_invariant else [pc.params for pc in p.controls]
+        ok = np.linalg.eigvalsh(P).min() > 0
+        for ps in sets:
+            A = flt(_frac_mat(ps.A))
+            ok &= np.linalg.eigvalsh(-(A.T @ P + P @ A) - 2 * float(F(c["rate"])) * P).min() \
+                > -TOL
+        return bool(ok)
+    A, heads = _params(p.params)
+    if kind == "robust-global":
+        R = p.params.quadratic_R()
+        if R is None or np.max(np.linalg.eigvalsh(flt(_frac_mat(R)))) >= 0:
+            return False
+        g, rng = float(F(c["global_rate"])), np.random.default_rng(0)
+        box = [(int(str(e["entry"][1])), int(str(e["entry"][2])), float(F(e["from"])),
+                float(F(e["to"]))) for e in c["box"]]
+        for k in range(2 ** len(box) + 20):
+            Av = flt(A)
+            for bit, (i, j, lo, hi) in enumerate(box):
+                Av[i, j] = (hi if k >> bit & 1 else lo) if k < 2 ** len(box) else \
+                    rng.uniform(lo, hi)
+            if np.min(np.linalg.eigvals(Av).real) < g - TOL:
+                return False
+        return True
+    if kind == "blowup":
+        R = p.params.quadratic_R()
+        if R is None:
+            return False
+        T = _blowup_time(flt(A), flt(_frac_mat(R)), flt(_frac_mat(p.cov0)))
+        lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
+        return T is not None and lo - 1e-7 * (1 + T) < T <= hi + 1e-7 * (1 + T)
+    if kind == "stable-equilibrium-in-range":
+        U = fm(c["basis"])
+        S = _mul(_mul(U, fm(c["reduced"]["cov"])), _T(U))
+        if any(x != 0 for r in _residual(A, heads, S) for x in r):
+            return False
+        Uf = flt(U)
+        Pi = np.linalg.pinv(Uf)
+        for M in [flt(A)] + [flt(V) for V, _ in heads]:      # invariance of range(U)
+            if np.abs(Uf @ (Pi @ M @ Uf) - M @ Uf).max() > TOL:
+                return False
+        Ar = fm(Pi @ flt(A) @ Uf)  # float reduction suffices for the spectral check below
+        red = [(Pi @ flt(V) @ Uf, Uf.T @ flt(B) @ Uf) for V, B in heads]
+        L = lin_float(flt(Ar), red, flt(fm(c["reduced"]["cov"])))
+        return bool(np.max(np.linalg.eigvals(L).real) <= -float(F(c["reduced"]["rate"])) + TOL)
+    S = fm(c["cov"] if "cov" in c else c["cov_center"])
+    Fr = _residual(A, heads, S)
+    if "cov" in c and any(x != 0 for r in Fr for x in r):
+        return False
+    if "cov_center" in c and np.max(np.abs(flt(Fr))) > float(F(c["cov_radius"])) * 1e3 + 1e-25:
+        return False
+    if kind == "unstable-equilibrium":
+        L = lin_float(flt(A), [(flt(V), flt(B)) for V, B in heads], flt(S))
+        return np.max(np.linalg.eigvals(L).real) >= float(F(c["growth"])) - TOL and \
+            np.min(np.linalg.eigvalsh(flt(S))) > 0
+    b = [[Fraction(int(x.p), int(x.q))] for x in p.b]
+    return _stable(A, heads, S, c, b)

@@ -1,0 +1,164 @@
+"""Resource limits: every certificate file under 64 KB gets its verdict within 20 s, and a file
+past a kind's limit is INVALID, naming the limit.
+
+The crafted files are the expensive ones within the limits (the largest d, precision,
+partition and piece count a kind accepts, long numbers, witnesses that pass every step but the
+last). Timing is a functional requirement here (a denial-of-service bound), not a speed goal.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from fractions import Fraction
+
+import flint
+import pytest
+from _mutation import reseal, roundtrip
+
+from symgauss.kernel.checker import check_certificate
+from symgauss.kernel.kinds import blowup, reach, stability
+from symgauss.kernel.read import MAX_D, read_problem
+
+BUDGET_S, SIZE = 20.0, 64 * 1024
+rng = random.Random(0)
+
+
+def eye(d):
+    return flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
+
+
+def rat(k):
+    return flint.fmpq(rng.randrange(10 ** (k - 1), 10 ** k), rng.randrange(10 ** (k - 1), 10 ** k))
+
+
+def txt(M):
+    return [[str(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]
+
+
+def equilibrium(d, k, V, B):
+    """(A, Σ): Σ = GGᵀ + I ≻ 0 with k-digit G is an equilibrium of A = KΣ⁻¹ − VΣB, K skew."""
+    G = flint.fmpq_mat(d, d, [rat(k) for _ in range(d * d)])
+    S = G * G.transpose() + eye(d)
+    K = flint.fmpq_mat(d, d)
+    for i in range(d):
+        for j in range(i + 1, d):
+            x = rat(2)
+            K[i, j], K[j, i] = x, -x
+    return K * S.inv() - V * S * B, S
+
+
+def cert(kind, problem, claim, witness, level):
+    c = {"format": "symgauss-certificate", "version": 2, "kind": kind, "problem": problem,
+         "claim": {"statement": "", **claim}, "witness": witness, "level": level}
+    c["problem_hash"] = read_problem(roundtrip(c)["problem"]).hash
+    return reseal(c)
+
+
+def timed(c):
+    size = len(json.dumps(c).encode())
+    t = time.perf_counter()
+    v = check_certificate(roundtrip(c))
+    return v, time.perf_counter() - t, size
+
+
+def _unstable(d, k):
+    V, B = eye(d), eye(d) * flint.fmpq(1, 2)
+    A, S = equilibrium(d, k, V, B)
+    n = d * (d + 1) // 2
+    return cert("unstable-equilibrium", {"cov0": txt(eye(d)), "A": txt(A), "V": txt(V),
+                                         "B": txt(B)},
+                {"cov": txt(S), "growth": "1/1000"}, {"P": txt(eye(n))}, "exact")
+
+
+def _stable(d, k):
+    V, B = flint.fmpq_mat(d, d, [rat(1) for _ in range(d * d)]), eye(d)
+    A, S = equilibrium(d, k, V, B)
+    return cert("stable-equilibrium", {"cov0": txt(eye(d)), "A": txt(A), "V": txt(V),
+                                       "B": txt(B)},
+                {"cov": txt(S), "rate": "1/1000"}, {"P": txt(eye(d * (d + 1) // 2))}, "exact")
+
+
+def _blowup_all_steps_pass(d):
+    A = flint.fmpq_mat(d, d, [flint.fmpq(rng.randint(-9, 9), 7) for _ in range(d * d)])
+    B = flint.fmpq_mat(d, d, [flint.fmpq(rng.randint(-3, 3), 1000) for _ in range(d * d)])
+    n = blowup.MAX_PARTITION
+    return cert("blowup", {"cov0": txt(eye(d)), "A": txt(A), "V": txt(eye(d)), "B": txt(B)},
+                {"t_lower": "1/3", "t_upper": "1/2"},
+                {"method": "riccati-van-loan", "x": ["1"] * d, "prec": blowup.MAX_PREC // 2,
+                 "partition": [str(Fraction(i, 3 * n)) for i in range(n + 1)]}, "rigorous")
+
+
+def _reach_many_pieces(d, pieces):
+    ctl = [{"duration": f"1/{pieces}", "b": ["1"] * d,
+            "A": txt(flint.fmpq_mat(d, d, [flint.fmpq(rng.randint(-9, 9), 10)
+                                           for _ in range(d * d)]))} for _ in range(pieces)]
+    return cert("reach", {"cov0": txt(eye(d)), "target": {"mean": ["0"] * d, "cov": txt(eye(d))}},
+                {"T": "1", "epsilon": "1/" + "7" * 600},
+                {"controls": ctl, "working_precision_bits": reach.MAX_PREC}, "rigorous")
+
+
+def _robust_full_box(d):
+    box = [{"entry": ["A", i % d, (i + 1) % d], "from": "-1/100", "to": "1/100"}
+           for i in range(stability.MAX_BOX)]
+    Z = flint.fmpq_mat(d, d, [flint.fmpq(int(i == j) * 10 ** 30 + 1, 10 ** 30 + 7)
+                              for i in range(d) for j in range(d)])
+    return cert("robust-global", {"cov0": txt(eye(d)), "A": txt(eye(d) * 2),
+                                  "V": txt(eye(d) * -1), "B": txt(eye(d))},
+                {"box": box, "global_rate": "1/2"}, {"Z": txt(Z)}, "exact")
+
+
+CRAFTED = {
+    "unstable d=12, long numbers": lambda: _unstable(stability.MAX_D_SVEC, 1),
+    "unstable d=8, longer numbers": lambda: _unstable(8, 3),
+    "stable d=12": lambda: _stable(stability.MAX_D_SVEC, 1),
+    "blowup d=8, full partition, every interval passes": lambda: _blowup_all_steps_pass(
+        blowup.MAX_D),
+    "reach d=12, many pieces, tiny epsilon": lambda: _reach_many_pieces(reach.MAX_D, 24),
+    "robust-global d=16, 1024 vertices": lambda: _robust_full_box(stability.MAX_D_BOX),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CRAFTED))
+def test_crafted_files_under_64_kb_are_answered_within_20_s(name):
+    c = CRAFTED[name]()
+    v, seconds, size = timed(c)
+    assert size < SIZE, f"{name}: the crafted file has {size} bytes"
+    assert seconds < BUDGET_S, f"{name}: {seconds:.1f} s ({v.status})"
+    assert v.reason
+
+
+def _over(kind_cert, edit):
+    c = json.loads(json.dumps(kind_cert))
+    edit(c)
+    if "problem" in c and isinstance(c["problem"], dict):
+        try:
+            c["problem_hash"] = read_problem(roundtrip(c)["problem"]).hash
+        except Exception:
+            pass
+    reseal(c)
+    v, seconds, _ = timed(c)
+    assert v.status == "invalid", v.reason
+    assert seconds < 2.0, seconds
+    return v.reason
+
+
+def test_past_a_limit_is_invalid_and_says_which():
+    big = MAX_D + 1
+    reason = _over(_stable(2, 1), lambda c: c["problem"].update(
+        cov0=[[str(int(i == j)) for j in range(big)] for i in range(big)]))
+    assert "limit" in reason and str(big) in reason
+    reason = _over(_stable(2, 1), lambda c: c["problem"].update(
+        cov0=[[str(int(i == j)) for j in range(13)] for i in range(13)]))
+    assert "d ≤ 12" in reason
+    b = _blowup_all_steps_pass(2)
+    assert "4096" in _over(b, lambda c: c["witness"].update(prec=blowup.MAX_PREC + 1))
+    n = blowup.MAX_PARTITION + 1
+    _over(b, lambda c: c["witness"].update(partition=[str(Fraction(i, 3 * n))
+                                                      for i in range(n + 1)]))
+    r = _reach_many_pieces(2, 2)
+    assert "limit" in _over(r, lambda c: c["witness"].update(controls=[
+        {"duration": "1/65"}] * 65))
+    box = _robust_full_box(2)
+    _over(box, lambda c: c["claim"]["box"].append(c["claim"]["box"][0]))
