@@ -20,6 +20,7 @@ from __future__ import annotations
 from symgauss.kernel.equations import hurwitz_det
 from symgauss.kernel.errors import UnsupportedError
 from symgauss.kernel.exact import ldl_positive_definite
+from symgauss.kernel.kinds.stability import MAX_D_SVEC
 from symgauss.kernel.read import mat_text
 from symgauss.model.certificate import envelope
 from symgauss.model.linearise import exact_matrix, exact_params, quadratic_R_exact
@@ -43,6 +44,9 @@ def certify(problem, digits: int = 30) -> StabilityResult:
                                "problem with 'controls' or a 'target' is a reachability question")
     if exact_params(problem.params).A.nrows() > exact_matrix(problem.cov0).rank():
         return _certify_in_range(problem, digits)
+    if problem.d > MAX_D_SVEC:  # svec certificates are checked for d ≤ 12: d×d witnesses
+        from symgauss.questions.stability.structured import certify_structured
+        return certify_structured(problem, digits)
     eqs = [e for e in find_equilibria(problem, digits=digits) if e.rank == problem.d]
     if not eqs:
         R = quadratic_R_exact(problem.params)
