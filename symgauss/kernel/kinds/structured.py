@@ -149,8 +149,10 @@ def require_dissipative(p, S, Q, s, what) -> None:
 
 # --- the enclosure --------------------------------------------------------------------------
 def sqrt_upper(x: flint.fmpq) -> flint.fmpq:
-    """A rational ≥ √x (x ≥ 0), exactly: ⌊√(pq)⌋ + 1 over q."""
-    return flint.fmpq(math.isqrt(int(x.p) * int(x.q)) + 1, int(x.q))
+    """A rational ≥ √x (x = p/q ≥ 0), within 2^-64/q of it: (⌊√(pq·4⁶⁴)⌋ + 1)/(q·2⁶⁴)."""
+    if x == 0:
+        return flint.fmpq(0)
+    return flint.fmpq(math.isqrt(int(x.p) * int(x.q) << 128) + 1, int(x.q) << 64)
 
 
 def _head_factor(p, Q, bounds) -> flint.fmpq:

@@ -27,8 +27,11 @@ from symgauss.model.linearise import exact_matrix, exact_params, quadratic_R_exa
 from symgauss.questions.stability.local import StabilityResult, checked
 
 
-def certify(problem, digits: int = 30) -> StabilityResult:
+def certify(problem, digits: int = 30, *, structured: bool = False) -> StabilityResult:
     """Certify the positive-definite equilibrium of a time-invariant problem.
+
+    For d > 12, or with ``structured=True``, the certificate has d×d witnesses
+    (:mod:`symgauss.questions.stability.structured`); otherwise svec ones.
 
     Verified: a ``stable-equilibrium`` certificate. Refuted: no positive-definite equilibrium,
     or the one(s) found are unstable (the evidence certificate is attached). Undecided otherwise.
@@ -44,7 +47,7 @@ def certify(problem, digits: int = 30) -> StabilityResult:
                                "problem with 'controls' or a 'target' is a reachability question")
     if exact_params(problem.params).A.nrows() > exact_matrix(problem.cov0).rank():
         return _certify_in_range(problem, digits)
-    if problem.d > MAX_D_SVEC:  # svec certificates are checked for d ≤ 12: d×d witnesses
+    if structured or problem.d > MAX_D_SVEC:  # svec certificates are checked for d ≤ 12
         from symgauss.questions.stability.structured import certify_structured
         return certify_structured(problem, digits)
     eqs = [e for e in find_equilibria(problem, digits=digits) if e.rank == problem.d]
