@@ -93,7 +93,8 @@ def _lyapunov_inverse(G):
 
 
 def solve_linearised(A, heads, S, R, rtol=1e-13):
-    """Δ ∈ Sym(d) with J_S(Δ) = R: GMRES preconditioned by the Lyapunov operator of G."""
+    """Δ ∈ Sym(d) with J_S(Δ) = R: GMRES preconditioned by the Lyapunov operator of G (the
+    dense n×n solve when GMRES does not converge), or None when J_S is singular."""
     from scipy.sparse.linalg import LinearOperator, gmres
     d = S.shape[0]
     n = d * (d + 1) // 2
@@ -103,28 +104,40 @@ def solve_linearised(A, heads, S, R, rtol=1e-13):
         (n, n), matvec=lambda x: to_vec(inv(to_mat(x, d))))
     x, info = gmres(op, to_vec(R), M=pre, rtol=rtol, atol=0.0, restart=min(n, 60),
                     maxiter=4)
-    if info != 0 or not np.all(np.isfinite(x)):
-        return None
+    if info != 0 or not np.all(np.isfinite(x)):  # the preconditioner did not serve: dense
+        J = to_vec(jac(A, heads, S, to_mat(np.eye(n), d))).T
+        try:
+            x = np.linalg.solve(J, to_vec(R))
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(x)):
+            return None
     return to_mat(x, d)
 
 
-def newton_krylov(A, heads, S0, iters=40):
-    """A zero of F near S0 by Newton (each step :func:`solve_linearised`), or None (also when
-    the residual grows a thousandfold: a start outside the basin is dropped early)."""
+def newton_krylov(A, heads, S0, iters=60):
+    """A positive-definite zero of F near the positive-definite S0, or None: Newton steps
+    (:func:`solve_linearised`), halved until the iterate stays positive definite and ‖F‖
+    decreases (a damped Newton method: the flow keeps Σ ≻ 0, and so does the search)."""
     S = (S0 + S0.T) / 2
-    first = np.max(np.abs(field(A, heads, S)))
+    res = np.linalg.norm(field(A, heads, S))
     for _ in range(iters):
-        F = field(A, heads, S)
-        if np.max(np.abs(F)) > 1e3 * (first + 1):
-            return None
-        step = solve_linearised(A, heads, S, -F, rtol=1e-12)
+        step = solve_linearised(A, heads, S, -field(A, heads, S), rtol=1e-12)
         if step is None:
             return None
-        S = S + step
-        size = np.max(np.abs(S))
-        if not np.isfinite(size) or size > 1e12:
+        t = 1.0
+        while t > 1e-3:
+            T = S + t * step
+            r = np.linalg.norm(field(A, heads, T))
+            if r < res and np.min(np.linalg.eigvalsh(T)) > 0:
+                break
+            t /= 2
+        else:
             return None
-        if np.max(np.abs(step)) <= 1e-14 * (1 + size):
+        if t == 1.0 and np.max(np.abs(step)) <= 1e-14 * (1 + np.max(np.abs(T))):
+            return T
+        S, res = T, r
+        if res == 0:
             return S
     return None
 
@@ -146,20 +159,32 @@ def _sqrt_and_inverse_sqrt(Q):
 def margin(A, heads, S, Q, k=0):
     """(m(Q), the k top eigenvectors as matrices Δ with ‖Δ‖_Q = 1, their eigenvalues).
 
-    m(Q) = −λmax of (K + K*)/2, K(X) = Q^½ J(Q^-½XQ^-½) Q^½ on Sym(d) (Frobenius).
+    m(Q) = −λmax of (K + K*)/2, K(X) = Q^½ J(Q^-½XQ^-½) Q^½ on Sym(d) (Frobenius); by Lanczos
+    (scipy ``eigsh``) on d×d products — small products, no n×n matrix, no threaded LAPACK —
+    with the dense n×n eigendecomposition as the fallback.
     """
+    from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
     d = S.shape[0]
     n = d * (d + 1) // 2
     Qh, Qih = _sqrt_and_inverse_sqrt((Q + Q.T) / 2)
-    E = to_mat(np.eye(n), d)                     # the orthonormal basis, stacked
-    K = Qh @ jac(A, heads, S, Qih @ E @ Qih) @ Qh
-    Ks = Qih @ jac_adjoint(A, heads, S, Qh @ E @ Qh) @ Qih
-    H = to_vec((K + Ks) / 2)
-    H = (H + H.T) / 2
+
+    def sym_part(X):
+        K = Qh @ jac(A, heads, S, Qih @ X @ Qih) @ Qh
+        return (K + Qih @ jac_adjoint(A, heads, S, Qh @ X @ Qh) @ Qih) / 2
+    kk = max(k, 1)
+    try:
+        if n <= 3 * kk + 2:
+            raise ArpackNoConvergence("too small for Lanczos", [], [])
+        op = LinearOperator((n, n), matvec=lambda x: to_vec(sym_part(to_mat(x, d))))
+        w, X = eigsh(op, k=kk, which="LA", tol=1e-10, ncv=min(n, max(20, 4 * kk)))
+    except ArpackNoConvergence:
+        H = to_vec(sym_part(to_mat(np.eye(n), d)))
+        w, X = np.linalg.eigh((H + H.T) / 2)
+    order = np.argsort(w)[-kk:]
+    w, X = w[order], X[:, order]
     if k == 0:
-        return -float(np.linalg.eigvalsh(H)[-1]), None, None
-    w, X = np.linalg.eigh(H)
-    return -float(w[-1]), Qih @ to_mat(X[:, -k:].T, d) @ Qih, w[-k:]
+        return -float(w[-1]), None, None
+    return -float(w[-1]), Qih @ to_mat(X.T, d) @ Qih, w
 
 
 def q_candidates(A, heads, S):

@@ -76,7 +76,7 @@ def _starts(problem, A, heads, rng):
     except (np.linalg.LinAlgError, ValueError):
         pass
     out.append(to_float_matrix(exact_matrix(problem.cov0)))
-    out += [c * np.eye(d) for c in (1.0, 2.0, 10.0, 0.5, 0.1)]
+    out += [c * np.eye(d) for c in (1.0, 2.0, 5.0, 10.0, 0.5, 0.1)]
     for _ in range(4):
         G = rng.standard_normal((d, d))
         out.append(G @ G.T / d + 0.1 * np.eye(d))
