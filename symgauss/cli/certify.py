@@ -36,12 +36,15 @@ def add_arguments(p):
                    help="robust certificate: a JSON list of {\"entry\": [\"A\", i, j], "
                         "\"from\": lo, \"to\": hi}; certifies global convergence for every A "
                         "in the box (V = vI, R ≺ 0)")
+    p.add_argument("--structured", action="store_true",
+                   help="stability with d×d witnesses (Lyapunov function tr(QΔQΔ)) at any d; "
+                        "the default for d > 12")
     p.add_argument("--latex", metavar="FILE",
                    help="also write the certificate as a LaTeX document (and its PDF)")
     add_json_flag(p)
 
 
-def make(problem, digits: int, box=None):
+def make(problem, digits: int, box=None, structured: bool = False):
     """(certificate or None, StabilityResult or None, reason)."""
     if box is not None:
         from symgauss.questions.stability.local import StabilityResult
@@ -71,7 +74,7 @@ def make(problem, digits: int, box=None):
     if cert is not None:
         return cert, None, "blow-up"
     from symgauss.questions.stability.certify import certify
-    res = certify(problem, digits=digits)
+    res = certify(problem, digits=digits, structured=structured)
     return (res.certificate if res.status == "verified" else None), res, "stability"
 
 
@@ -108,7 +111,7 @@ def run(args) -> int:
     from symgauss.model.certificate import write_certificate
     problem = load(args.problem)
     box = _read_box(args.box) if args.box else None
-    cert, res, what = make(problem, positive_digits(args.digits), box)
+    cert, res, what = make(problem, positive_digits(args.digits), box, args.structured)
     if cert is None:
         evidence = res.certificate if res is not None else None
         if args.evidence and evidence is not None:

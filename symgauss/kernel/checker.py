@@ -27,14 +27,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from symgauss.kernel.errors import SymgaussError
-from symgauss.kernel.kinds import blowup, in_range, reach, stability
+from symgauss.kernel.kinds import blowup, in_range, reach, stability, structured
 from symgauss.kernel.numbers import JSONNumber, loads_exact
 from symgauss.kernel.read import FORMAT, MAX_D, VERSION, ExactProblem, read_problem
 from symgauss.kernel.schema import Context, read_section
 from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 
 #: kind -> the module that checks it (each module has SCHEMAS, statement(), check())
-KINDS = {kind: module for module in (stability, in_range, blowup, reach)
+KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

@@ -20,14 +20,18 @@ from __future__ import annotations
 from symgauss.kernel.equations import hurwitz_det
 from symgauss.kernel.errors import UnsupportedError
 from symgauss.kernel.exact import ldl_positive_definite
+from symgauss.kernel.kinds.stability import MAX_D_SVEC
 from symgauss.kernel.read import mat_text
 from symgauss.model.certificate import envelope
 from symgauss.model.linearise import exact_matrix, exact_params, quadratic_R_exact
 from symgauss.questions.stability.local import StabilityResult, checked
 
 
-def certify(problem, digits: int = 30) -> StabilityResult:
+def certify(problem, digits: int = 30, *, structured: bool = False) -> StabilityResult:
     """Certify the positive-definite equilibrium of a time-invariant problem.
+
+    For d > 12, or with ``structured=True``, the certificate has d×d witnesses
+    (:mod:`symgauss.questions.stability.structured`); otherwise svec ones.
 
     Verified: a ``stable-equilibrium`` certificate (the kernel re-checked it). Refuted only with
     proof: the list of positive-definite equilibria is proved complete
@@ -47,6 +51,9 @@ def certify(problem, digits: int = 30) -> StabilityResult:
                                "problem with 'controls' or a 'target' is a reachability question")
     if exact_params(problem.params).A.nrows() > exact_matrix(problem.cov0).rank():
         return _certify_in_range(problem, digits)
+    if structured or problem.d > MAX_D_SVEC:  # svec certificates are checked for d ≤ 12
+        from symgauss.questions.stability.structured import certify_structured
+        return certify_structured(problem, digits)
     found = find_equilibria(problem, digits=digits)
     eqs = [e for e in found if e.rank == problem.d]
     results = [e.stability for e in eqs if e.stability is not None]
