@@ -1,29 +1,36 @@
 """Certified 30-digit blow-up time vs scipy solve_ivp (DOP853, event at ‖Σ‖ = 1e8).
 
 For V = I, random A, B (B + Bᵀ ⪰ 0) and Σ0 ≻ 0 in d = 2, 4, 8 (fixed seed), times
-  * ours: locate + Newton (30 digits) + certified enclosure [T⁻, T⁺] of width 2e-32 (arb proof),
-  * scipy: solve_ivp DOP853 (rtol 1e-12, atol 1e-14) on the moment ODE with a terminal event at
-    max |Σ_ij| = 1e8 — the float estimate of T*,
-each the best of several runs, and prints the digits each obtains (scipy's against the
-certified enclosure) and the time ratio ours / scipy.
+
+  * the whole process ``symgauss blowup P.json --digits 30`` (certified enclosure + the
+    projective cross-check, the default), via subprocess, and the same with
+    ``--no-crosscheck``;
+  * the baseline process: ``python bench_blowup.py --scipy P.json`` — json + numpy + scipy
+    only: solve_ivp DOP853 (rtol 1e-12, atol 1e-14) on the moment ODE with a terminal event at
+    max |Σ_ij| = 1e8 (the float estimate of T*);
+  * in-process: ``decide_blowup(p, 30)`` against the scipy solve alone;
+
+each the best of several runs, all in the same run, and prints the ratios (ours / scipy) and
+the digits each obtains (scipy's against the certified enclosure).
 
 Run: python benchmarks/bench_blowup.py
 """
 from __future__ import annotations
 
+import json
 import math
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from fractions import Fraction
+from pathlib import Path
 
-import mpmath
 import numpy as np
-from scipy.integrate import solve_ivp
-
-from symgauss import Problem
-from symgauss.questions.blowup.enclosure import certify_root, first_root, riccati_data
 
 
-def problem(d: int, rng) -> Problem:
+def problem_dict(d: int, rng) -> dict:
     def rat(x):
         return str(Fraction(round(x * 8), 8))
     A = [[rat(rng.normal(0, 0.5)) for _ in range(d)] for _ in range(d)]
@@ -34,23 +41,20 @@ def problem(d: int, rng) -> Problem:
     H = rng.normal(0, 1, (d, d))
     S = np.round((H @ H.T / d + np.eye(d)) * 8)
     cov0 = [[str(Fraction(int(S[i, j]), 8)) for j in range(d)] for i in range(d)]
-    return Problem(cov0=cov0, A=A, V=np.eye(d, dtype=int).tolist(), B=B)
+    return {"A": A, "V": np.eye(d, dtype=int).tolist(), "B": B, "cov0": cov0,
+            "mean0": [0] * d}
 
 
-def ours(p):
-    data = riccati_data(p)
-    root = first_root(data, digits=30)
-    enc = certify_root(data, root, digits=30)
-    return enc
+def scipy_estimate(obj: dict) -> float:
+    """The baseline: T* from solve_ivp DOP853 with a terminal event (floats only)."""
+    from scipy.integrate import solve_ivp
 
+    def f(M):
+        return np.array([[float(Fraction(str(x))) for x in row] for row in M])
+    A, B, S0 = f(obj["A"]), f(obj["B"]), f(obj["cov0"])
+    d = S0.shape[0]
 
-def scipy_estimate(p):
-    d = p.d
-    A = np.array(p.A.tolist(), dtype=float)
-    B = np.array(p.B.tolist(), dtype=float)
-    S0 = np.array(p.cov0.tolist(), dtype=float)
-
-    def f(_t, y):
+    def rhs(_t, y):
         S = y.reshape(d, d)
         M = A + S @ B
         MS = M @ S
@@ -59,7 +63,7 @@ def scipy_estimate(p):
     def event(_t, y):
         return np.max(np.abs(y)) - 1e8
     event.terminal = True
-    sol = solve_ivp(f, (0.0, 1e3), S0.ravel(), method="DOP853", rtol=1e-12, atol=1e-14,
+    sol = solve_ivp(rhs, (0.0, 1e3), S0.ravel(), method="DOP853", rtol=1e-12, atol=1e-14,
                     events=event)
     return float(sol.t_events[0][0]) if sol.t_events[0].size else math.nan
 
@@ -73,24 +77,45 @@ def best_time(fn, repeats):
     return out, best
 
 
+def run_process(args):
+    res = subprocess.run(args, capture_output=True, text=True, check=True)
+    return res.stdout
+
+
 def main():
+    from symgauss import load_problem
+    from symgauss.questions.blowup.decide import decide_blowup
+    exe = shutil.which("symgauss") or str(Path(sys.executable).parent / "symgauss")
     rng = np.random.default_rng(20261129)
-    print(f"{'d':>3} {'T* (certified, 30 digits)':>36} {'ours s':>9} {'ours digits':>11} "
-          f"{'scipy s':>9} {'scipy digits':>12} {'ratio':>7}")
+    tmp = Path(tempfile.mkdtemp())
+    print(f"{'d':>3} {'T* (certified, 30 digits)':>34} {'proc s':>7} {'no-xchk s':>9} "
+          f"{'scipy proc s':>12} {'ratio':>6} {'in-proc s':>9} {'scipy s':>8} {'ratio':>6} "
+          f"{'scipy digits':>12}")
     for d in (2, 4, 8):
-        p = problem(d, rng)
-        ours(p), scipy_estimate(p)           # warm-up (imports, caches)
-        enc, t_ours = best_time(lambda: ours(p), 5)
-        est, t_sp = best_time(lambda: scipy_estimate(p), 5)
-        mid = (enc.lower + enc.upper) / 2
-        width = float(enc.upper - enc.lower)
-        dig_ours = -math.log10(width / float(mid))
-        dig_sp = -math.log10(abs(est - float(mid)) / float(mid)) if est == est else float("nan")
-        with mpmath.workdps(40):
-            mid_text = mpmath.nstr(mpmath.mpf(mid.numerator) / mid.denominator, 30)
-        print(f"{d:>3} {mid_text:>36} {t_ours:>9.4f} {dig_ours:>11.1f} {t_sp:>9.4f} "
-              f"{dig_sp:>12.1f} {t_ours / t_sp:>7.2f}")
+        obj = problem_dict(d, rng)
+        path = tmp / f"blowup_d{d}.json"
+        path.write_text(json.dumps(obj))
+        p = load_problem(path)
+        decide_blowup(p, 30), scipy_estimate(obj)             # warm-up (imports, caches)
+        res, t_in = best_time(lambda: decide_blowup(p, 30), 5)
+        est, t_sp = best_time(lambda: scipy_estimate(obj), 5)
+        _, t_proc = best_time(lambda: run_process([exe, "blowup", str(path), "--digits", "30"]),
+                              3)
+        _, t_proc_nx = best_time(lambda: run_process([exe, "blowup", str(path), "--digits",
+                                                      "30", "--no-crosscheck"]), 3)
+        _, t_sp_proc = best_time(lambda: run_process([sys.executable, __file__, "--scipy",
+                                                      str(path)]), 3)
+        lo, hi = (Fraction(x) for x in res.enclosure)
+        mid = (lo + hi) / 2
+        dig_sp = -math.log10(abs(est - float(mid)) / float(mid)) if est == est else math.nan
+        print(f"{d:>3} {res.t_star:>34} {t_proc:>7.3f} {t_proc_nx:>9.3f} {t_sp_proc:>12.3f} "
+              f"{t_proc / t_sp_proc:>6.2f} {t_in:>9.4f} {t_sp:>8.4f} {t_in / t_sp:>6.2f} "
+              f"{dig_sp:>12.1f}")
+    shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--scipy":
+        print(repr(scipy_estimate(json.loads(Path(sys.argv[2]).read_text()))))
+    else:
+        main()

@@ -11,7 +11,14 @@ n = d(d+1)/2 = 10 … 55. Columns:
 - baselines in the same run: a plain cvxpy + Clarabel Lyapunov LMI of the same size
   (find P ⪰ I with LᵀP + PL ⪯ −I) and scipy.linalg.solve_continuous_lyapunov alone.
 
-Run: python benchmarks/bench_certify.py
+Then as a user runs it (issue 14), at d = 10: the whole ``symgauss certify P.json -o C.json``
+process (imports, the equilibrium search, the certificate and its check) and the whole
+``symgauss check C.json`` process, with the default route (svec witnesses) and with
+``--structured`` (d×d witnesses), beside a plain cvxpy + Clarabel process of the same size
+in the same run (read the problem, dense float Newton for Σ* from 2I, the svec linearisation,
+the LMI above): ratio = (certify + check) / LMI process.
+
+Run: python benchmarks/bench_certify.py [--processes-only]
 """
 from __future__ import annotations
 
@@ -85,7 +92,74 @@ def run(d: int) -> dict:
                 lmi=t_lmi, lmi_status=prob.status, scipy=t_scipy)
 
 
+LMI_PROCESS = """
+import sys, json, numpy as np, cvxpy as cp
+from fractions import Fraction
+p = json.load(open(sys.argv[1]))
+f = lambda M: np.array([[float(Fraction(x)) for x in r] for r in M])
+A, V, B = f(p['A']), f(p['V']), f(p['B'])
+d = len(A); S = 2 * np.eye(d); pairs = [(i, j) for i in range(d) for j in range(i, d)]
+def lin(S):
+    M = A + V @ S @ B
+    cols = []
+    for i, j in pairs:
+        E = np.zeros((d, d)); E[i, j] = E[j, i] = 1
+        X = M @ E + V @ E @ B @ S; X = X + X.T
+        cols.append([X[k, l] for k, l in pairs])
+    return M, np.array(cols).T
+for _ in range(60):
+    M, L = lin(S)
+    F = M @ S + S @ M.T
+    dx = np.linalg.solve(L, -np.array([F[k, l] for k, l in pairs]))
+    for (i, j), v in zip(pairs, dx): S[i, j] += v; S[j, i] = S[i, j]
+    if np.max(np.abs(dx)) < 1e-13 * (1 + np.max(np.abs(S))): break
+M, L = lin(S); n = len(L)
+X = cp.Variable((n, n), symmetric=True)
+prob = cp.Problem(cp.Minimize(0), [X >> np.eye(n), L.T @ X + X @ L << -np.eye(n)])
+prob.solve(solver=cp.CLARABEL)
+print(prob.status)
+"""
+
+
+def processes(d: int = 10) -> None:
+    """Whole processes at d, each beside the LMI process of the same size, in the same run."""
+    import json
+    import os
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from bench_scale import SYMGAUSS, run_process
+    p, _ = designed_problem(d)
+    print(f"# whole processes, d = {d}; {time.strftime('%Y-%m-%d %H:%M')}, nproc = "
+          f"{os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        prob, cert = Path(tmp) / "p.json", Path(tmp) / "c.json"
+        prob.write_text(p.to_json())
+        run_process([SYMGAUSS, "--help"])
+        lmi, lmi_mb, _, status = run_process([sys.executable, "-c", LMI_PROCESS, str(prob)])
+        print(f"plain cvxpy + Clarabel LMI process (n = {d * (d + 1) // 2}): {lmi:.2f} s, "
+              f"{lmi_mb:.0f} MB, {status.strip()}")
+        print("| route | certify s | check s | certify + check s | kind | "
+              "(certify + check) / LMI process |")
+        print("|---|---:|---:|---:|---|---:|")
+        for label, extra in (("default (svec)", []), ("--structured (d×d)", ["--structured"])):
+            c, _, rc, out = run_process([SYMGAUSS, "certify", str(prob), "-o", str(cert),
+                                         *extra])
+            if rc != 0:
+                print(f"| {label} | {c:.2f} | – | – | refused: {out.strip()[-120:]} | – |")
+                continue
+            k, *_ = run_process([SYMGAUSS, "check", str(cert)])
+            kind = json.loads(cert.read_text())["kind"]
+            print(f"| {label} | {c:.2f} | {k:.2f} | {c + k:.2f} | {kind} | "
+                  f"{(c + k) / lmi:.2f} |", flush=True)
+
+
 def main():
+    import sys
+    if "--processes-only" in sys.argv:
+        processes()
+        return
     run(3)  # warm up imports
     print(f"{'d':>3} {'n':>3} {'rate':>8} {'search s':>9} {'check s':>8} {'total s':>8} "
           f"{'cvxpy+Clarabel LMI s':>21} {'LMI/total':>9} {'scipy lyap s':>12}")
@@ -94,6 +168,8 @@ def main():
         print(f"{r['d']:>3} {r['n']:>3} {float(r['rate']):>8.4f} {r['search']:>9.4f} "
               f"{r['check']:>8.4f} {r['total']:>8.4f} {r['lmi']:>21.3f} "
               f"{r['lmi'] / r['total']:>9.1f} {r['scipy']:>12.5f}")
+    print()
+    processes()
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ out=certificates
 symgauss certify "$ex/stable_diag.json" -o "$out/stable_diag.json"
 symgauss certify "$ex/multihead.json" -o "$out/multihead.json"
 symgauss certify "$ex/general3.json" -o "$out/general3.json"
+symgauss certify "$ex/multihead.json" --structured -o "$out/structured_multihead.json"
+symgauss certify "$ex/general3.json" --structured -o "$out/structured_enclosed_general3.json"
 symgauss certify "$ex/rank_deficient.json" -o "$out/in_range_rank_deficient.json"
 symgauss certify "$ex/threshold.json" -o /dev/null --evidence "$out/threshold_unstable.json" || true
 symgauss certify "$ex/switched.json" -o "$out/switched_common_lyapunov.json"

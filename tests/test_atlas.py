@@ -260,10 +260,19 @@ def test_bad_specs_raise_clear_errors(spec, fragment):
                         st.sampled_from(["vary", "grid", "from", "to", "steps", "scale",
                                          "label", "head"]), x, max_size=4), max_leaves=10))
 def test_junk_axes_never_crash(axis):
+    """Junk is either a valid axis (then its grid is exact and inside its bounds) or one clear
+    error naming the axis — never another exception, never a silent wrong grid."""
     try:
-        parse_spec({"problem": GOOD["problem"], "axes": [axis]})
-    except SymgaussError:
-        pass
+        spec = parse_spec({"problem": GOOD["problem"], "axes": [axis]})
+    except SymgaussError as exc:
+        msg = str(exc)
+        assert "axes[0]" in msg and "\n" not in msg, msg
+        return
+    (ax,) = spec.axes
+    lo, hi = (Fraction(str(axis["grid"][k])) for k in ("from", "to"))
+    assert len(ax.values) == int(str(axis["grid"]["steps"]))
+    assert ax.values[0] == lo and ax.values[-1] == hi
+    assert all(isinstance(v, Fraction) for v in ax.values)
 
 
 def test_spec_problem_from_a_file_beside_it(tmp_path):

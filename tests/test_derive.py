@@ -1,9 +1,11 @@
 """The derived closure equals eq. 1.1 at random rational points; refutation witnesses hold."""
 import dataclasses
 import json
+import math
 import random
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -175,17 +177,160 @@ def test_relu_witness():
             assert mean > 0.1   # median is 0: not Gaussian
 
 
-def test_mixture_witness():
-    c = derive_closure(1, data="mixture")
-    w = c.witness
-    with mpmath.workdps(15):
-        logM = lambda u: mpmath.log((mpmath.exp(-u + u ** 2 / 2)  # noqa: E731
-                                     + mpmath.exp(u + u ** 2 / 2)) / 2)
-        assert abs(mpmath.diff(logM, 0, 4) - w["value"]) < 1e-6 and w["value"] == -2
-        T = lambda x: mpmath.diff(logM, x)  # noqa: E731
-        true = 2 * sum(_gauss_quad(lambda x: x * T(x), mk, 1) for mk in (-1, 1)) / 2
-        assert abs(true - w["moment"]["true"]) < 1e-6
-        assert w["moment"]["true"] != w["moment"]["eq_1_1"] == 8   # eq. 1.1 with Σ = 2
+def _mixture_expect(f):
+    """E f(Y) for Y ~ ¼N(-1,1) + ¾N(1,1) (Gauss–Hermite per component)."""
+    return (_gh(f, -1, 1) + 3 * _gh(f, 1, 1)) / 4
+
+
+def _tilted_mean_by_quadrature(kernel, x):
+    """The model's own averaged velocity (V = 1) over ¼N(-1,1) + ¾N(1,1), by quadrature:
+    softmax e^{xy} (B = 1), or L2 e^{-(Qx - Ky)²/2} with Q = 2, K = 1."""
+    kern = ((lambda y: np.exp(x * y)) if kernel == "softmax"
+            else (lambda y: np.exp(-(2 * x - y) ** 2 / 2)))
+    return _mixture_expect(lambda y: y * kern(y)) / _mixture_expect(kern)
+
+
+def _closure_prediction(kernel, depth, m, S, h=None):
+    """m', Σ' (or m_next) of the *derived* closure at V = 1, B = 1 or Q = 2, K = 1, A = b = 0."""
+    c = derive_closure(1, kernel=kernel, depth=depth)
+    s = c.symbols
+    pt = {s.A[0, 0]: 0, s.b[0]: 0, s.m[0]: m, s.S[0, 0]: S}
+    if kernel == "softmax":
+        V, B = s.heads[0]
+        pt.update({V[0, 0]: 1, B[0, 0]: 1})
+    else:
+        V, Q, K, G = s.heads[0]
+        pt.update({V[0, 0]: 1, Q[0, 0]: 2, K[0, 0]: 1, G[0, 0]: 1 / (1 + S)})
+    if s.h is not None:
+        pt[s.h] = h
+    return c.mean_rhs[0].xreplace(pt), c.cov_rhs[0, 0].xreplace(pt)
+
+
+@pytest.mark.parametrize("kernel", ["softmax", "l2"])
+def test_mixture_witness_is_about_its_kernel(kernel):
+    """True m'(0), Σ'(0) by quadrature of the model's own attention; the closure's prediction
+    from derive_closure; both equal the witness, and they differ."""
+    w = derive_closure(2, data="mixture", kernel=kernel).witness
+    mo = w["moment"]
+    m, S = sp.Rational(1, 2), sp.Rational(7, 4)
+    assert (mo["m"], mo["Sigma"]) == (m, S)
+    pm, pS = _closure_prediction(kernel, "continuous", m, S)
+    assert (mo["closure"]["mean_rate"], mo["closure"]["cov_rate"]) == (pm, pS)
+    v = np.vectorize(lambda x: _tilted_mean_by_quadrature(kernel, x))
+    rate_m = _mixture_expect(v)
+    rate_S = 2 * _mixture_expect(lambda x: (x - 0.5) * v(x))
+    assert abs(rate_m - float(mo["true"]["mean_rate"])) < 1e-9
+    assert abs(rate_S - float(mo["true"]["cov_rate"])) < 1e-9
+    assert abs(rate_m - float(pm)) > 0.01 and abs(rate_S - float(pS)) > 0.01
+    # the velocity witness: v''(0) of the model's own velocity
+    assert abs(_fd(lambda x: float(v(x)), 0.0, 2) - float(w["value"])) < 1e-5
+
+
+@pytest.mark.parametrize("kernel", ["softmax", "l2"])
+def test_discrete_mixture_witness_uses_the_layer(kernel):
+    w = derive_closure(1, data="mixture", kernel=kernel, depth="discrete",
+                       step=sp.Rational(1, 10)).witness
+    mo = w["moment"]
+    pm, _ = _closure_prediction(kernel, "discrete", sp.Rational(1, 2), sp.Rational(7, 4),
+                                h=sp.Rational(1, 10))
+    assert mo["closure"]["m_next"] == pm and w["parameters"]["h"] == sp.Rational(1, 10)
+    true = 0.5 + 0.1 * _mixture_expect(np.vectorize(lambda x: _tilted_mean_by_quadrature(kernel,
+                                                                                      x)))
+    assert abs(true - float(mo["true"]["m_next"])) < 1e-9 and abs(true - float(pm)) > 1e-3
+    assert mo["value"] == mo["true"]["m_next"] - mo["closure"]["m_next"] != 0
+
+
+# Independent recomputation for the one-layer witnesses: Gaussian expectations by Gauss–Hermite
+# quadrature (80 nodes), derivatives by central differences with one Richardson step.
+_GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(80)
+_GH_W = _GH_W / np.sqrt(2 * np.pi)
+
+
+def _gh(f, m, s):
+    """E f(Y), Y ~ N(m, s), for f taking numpy arrays."""
+    return float(np.dot(_GH_W, f(m + np.sqrt(s) * _GH_X)))
+
+
+def _fd(f, x0, k, h=0.05):
+    def central(h):
+        return sum((-1) ** j * math.comb(k, j) * f(x0 + (k / 2 - j) * h)
+                   for j in range(k + 1)) / h ** k
+    return (4 * central(h / 2) - central(h)) / 3
+
+
+def _sig(u):
+    return 0.5 * (1 + np.tanh(np.asarray(u) / 2))     # σ(u), no overflow
+
+
+def _layer_log_density(T, m, s):
+    """y ↦ log ρ_Y(y) for Y = T(X), X ~ N(m, s), T increasing (root finding, T' by a small
+    central difference)."""
+    from scipy.optimize import brentq
+
+    def H(y):
+        x = brentq(lambda z: T(z) - y, y - 50, y + 50, xtol=1e-15, rtol=1e-15)
+        tp = (T(x + 1e-5) - T(x - 1e-5)) / 2e-5
+        return -(x - m) ** 2 / (2 * s) - math.log(tp)
+    return H
+
+
+def test_discrete_sigmoid_witness_is_about_the_layer():
+    """One layer of sigmoid attention (h = 1, V = β = m = s = 1): log ρ_Y of Y = T(X),
+    T(x) = x + E[y σ(xy)], y ~ N(1, 1), by quadrature and root finding — its third derivative
+    at T(0) is the witness."""
+    w = derive_closure(2, attention="sigmoid", depth="discrete").witness
+    g = w["gaussianity"]
+    assert w["parameters"]["h"] == 1 and g["quantity"].startswith("d^3/dy^3 log ρ_Y")
+    T = lambda x: x + _gh(lambda y: y * _sig(x * y), 1, 1)  # noqa: E731
+    assert abs(_fd(T, 0.0, 3) - float(w["value"])) < 1e-5
+    y0 = T(0.0)
+    assert abs(y0 - float(g["y0"])) < 1e-14
+    d3 = _fd(_layer_log_density(T, 1, 1), y0, 3)
+    assert abs(d3 - float(g["value"])) < 1e-4 and abs(d3) > 0.1
+
+
+@pytest.mark.parametrize("attention", ["sigmoid", "unnormalised"])
+@pytest.mark.parametrize("step", [None, sp.Rational(-5, 2)])
+def test_discrete_l2_witness_is_about_the_l2_layer(attention, step):
+    """L2 score -|Qx - Ky|²/2 with K = 0 (Q = V = s = 1): the model's own attention, by
+    quadrature over y, then log ρ_Y of one layer (step h) by root finding."""
+    w = derive_closure(1, kernel="l2", attention=attention, depth="discrete", step=step).witness
+    pars, g = w["parameters"], w["gaussianity"]
+    assert pars["K"] == 0 and pars["Q"] == 1 and (step is None or pars["h"] == step)
+    h, m, K = float(pars["h"]), float(pars["m"]), 0.0
+    score = lambda x, y: -(x - K * y) ** 2 / 2  # noqa: E731
+    weight = ((lambda x, y: _sig(score(x, y))) if attention == "sigmoid" else
+              (lambda x, y: np.exp(score(x, y))))
+    T = lambda x: x + h * _gh(lambda y: y * weight(x, y), m, 1)  # noqa: E731
+    assert abs(_fd(T, 0.0, 2) - float(w["value"])) < 1e-5
+    k = int(g["quantity"][2])
+    dk = _fd(_layer_log_density(T, m, 1), T(0.0), k)
+    assert abs(dk - float(g["value"])) < 1e-4 * max(1, abs(dk)) and abs(dk) > 1e-3
+
+
+def test_continuous_l2_sigmoid_witness_is_about_the_l2_kernel():
+    w = derive_closure(1, kernel="l2", attention="sigmoid").witness
+    K = 0.0
+    v = lambda x: _gh(lambda y: y * _sig(-(x - K * y) ** 2 / 2), 1, 1)  # noqa: E731
+    q = lambda x: _fd(v, x, 1, 1e-3) - (x - 1) * v(x)  # noqa: E731
+    assert abs(_fd(v, 0.0, 2) - float(w["value"])) < 1e-5
+    k = int(w["gaussianity"]["quantity"][2])
+    assert abs(_fd(q, 0.0, k) - float(w["gaussianity"]["value"])) < 1e-4
+
+
+def test_step_zero_is_rejected_for_a_refutation():
+    with pytest.raises(ProblemError):
+        derive_closure(1, attention="sigmoid", depth="discrete", step=0)
+
+
+def test_discrete_relu_witness_uses_the_given_step():
+    w = derive_closure(1, feedforward="relu", depth="discrete", step=-3).witness
+    a, h = w["parameters"]["A"], w["parameters"]["h"]
+    with mpmath.workdps(20):
+        layer = lambda x: x + h * a * max(0, x)  # noqa: E731
+        mean = _gauss_quad(layer, 0, 1)
+        assert abs(mean - mpmath.mpf(sp.N(w["gaussianity"]["value"], 25))) < 1e-12
+        assert layer(-1) < layer(0) == 0 < layer(1)      # increasing, fixes 0: median 0
 
 
 # --- CLI ---------------------------------------------------------------------------------

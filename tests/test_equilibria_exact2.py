@@ -13,7 +13,8 @@ from symgauss import Problem
 from symgauss.cli.main import main
 from symgauss.model.linearise import exact_matrix, linearisation_num, numeric_params, residual_exact
 from symgauss.questions.equilibria.groebner_d2 import _Root, _sign, equations, solve_d2
-from symgauss.questions.equilibria.newton import newton_candidates
+from symgauss.questions.equilibria.roots import float_roots
+from symgauss.questions.equilibria.refine import equilibrium_from_root
 from symgauss.questions.equilibria.search import find_equilibria
 
 IRRATIONAL = Problem(cov0=[[1, 0], [0, 1]], A=[[1, 0], [0, 2]], V=[[-1, 1], [0, -1]],
@@ -87,13 +88,23 @@ def test_irrational_equilibrium_exact_residual_and_newton_agreement():
         assert sp.Poly(sp.expand(m.as_expr().subs(x, e.as_expr())), alpha).rem(q).is_zero
         a, b = (sp.Rational(v.numerator, v.denominator) for v in ent.interval)
         assert m.count_roots(a, b) == 1 and a <= sp.Rational(ent.decimal) <= b
-    # agreement with the Newton + Newton–Kantorovich route (independent)
-    from symgauss.questions.equilibria.newton import enclose
-    newton = newton_candidates(IRRATIONAL, 30)
-    assert len(newton) == 1
-    C, radius, _ = enclose(IRRATIONAL, newton[0], 30)
+    # agreement with the Newton + Newton–Kantorovich route (independent): each exact entry,
+    # isolated to within r/4, lies inside the proved ball around the enclosure centre
+    roots = _pd_roots(IRRATIONAL)
+    assert len(roots) == 1
+    enc = equilibrium_from_root(IRRATIONAL, roots[0], 30)
+    assert enc.level == "rigorous"
+    C, radius, _ = enc.enclosure
     for (i, j), ent in zip(((0, 0), (0, 1), (1, 1)), sol.entries):
-        assert abs(Fraction(ent.decimal) - Fraction(str(C[i, j]))) < radius + Fraction(1, 10**28)
+        m = sp.Poly(list(ent.minpoly), x)
+        a, b = (sp.Rational(v.numerator, v.denominator) for v in ent.interval)
+        a, b = m.refine_root(a, b, eps=sp.Rational(radius.numerator, 4 * radius.denominator))
+        c = Fraction(int(C[i, j].p), int(C[i, j].q))
+        assert c - radius <= Fraction(str(a)) and Fraction(str(b)) <= c + radius
+
+
+def _pd_roots(p):
+    return [r.S for r in float_roots(p)[0] if np.all(np.linalg.eigvalsh(r.S) > 1e-9)]
 
 
 def test_find_equilibria_reports_algebraic_level_exact_with_stability():
@@ -131,7 +142,7 @@ def test_count_agrees_with_newton_on_random_small_integer_problems(seed):
         return
     assert res.status == "solved"
     pd = [s for s in res.solutions if s.psd and s.rank == 2]
-    newton = newton_candidates(p, 20)
+    newton = _pd_roots(p)
     assert len(newton) == len(pd)
     for S in newton:  # each Newton equilibrium is one of the exact ones
         assert any(max(abs(float(S[i, j]) - float(Fraction(t[i][j]))) for i in range(2)

@@ -17,7 +17,7 @@ import pytest
 from _mutation import reseal, roundtrip
 
 from symgauss.kernel.checker import check_certificate
-from symgauss.kernel.kinds import blowup, limit, reach, stability
+from symgauss.kernel.kinds import blowup, limit, reach, stability, structured
 from symgauss.kernel.read import MAX_D, read_problem
 
 BUDGET_S, SIZE = 20.0, 64 * 1024
@@ -132,7 +132,37 @@ def _limit_all_steps_pass(d, heads):
                            for pt in pts]}, "rigorous")
 
 
+def _structured(d, heads, enclosed):
+    """d×d witnesses at the largest d: the n×n dissipation matrix is built in ball arithmetic and
+    factored (it passes: Σ* is an exact equilibrium, V_h ≈ −I, B_h ≈ I, Q = I), a 3983-digit
+    entry in Q, every head bound and enclosure step passing."""
+    def small(scale):
+        return flint.fmpq_mat(d, d, [flint.fmpq(rng.randint(-scale, scale), 10)
+                                     for _ in range(d * d)])
+    G, K = small(1), small(2)
+    S = eye(d) + G * G.transpose() * flint.fmpq(1, d)
+    hs = [(small(1) * flint.fmpq(1, d) - eye(d), eye(d)) for _ in range(heads)]
+    A = S * (K - K.transpose())
+    for V, B in hs:
+        A -= V * S * B
+    Q = txt(eye(d))
+    Q[0][0] = f"{10 ** 1990 + 1}/{10 ** 1990}"
+    problem = {"cov0": txt(eye(d)), "A": txt(A)}
+    problem.update({"V": txt(hs[0][0]), "B": txt(hs[0][1])} if heads == 1 else
+                   {"heads": [{"V": txt(V), "B": txt(B)} for V, B in hs]})
+    if not enclosed:
+        return cert("stable-equilibrium-structured", problem, {"cov": txt(S), "rate": "1/1000"},
+                    {"Q": Q}, "exact")
+    return cert("stable-equilibrium-structured-enclosed", problem,
+                {"cov_center": txt(S), "cov_radius": "1e-30", "rate": "1/1000"},
+                {"Q": Q, "Q_range": ["1/2", "2"], "head_bounds": ["10"] * (2 * heads)},
+                "rigorous")
+
+
 CRAFTED = {
+    "structured d=32, long number in Q": lambda: _structured(structured.MAX_D, 1, False),
+    "structured enclosed d=32": lambda: _structured(structured.MAX_D, 1, True),
+    "structured enclosed d=16, 8 heads": lambda: _structured(16, 8, True),
     "limit d=5, 8 heads, at the step-work limit": lambda: _limit_all_steps_pass(limit.MAX_D, 8),
     "unstable d=12, long numbers": lambda: _unstable(stability.MAX_D_SVEC, 1),
     "unstable d=8, longer numbers": lambda: _unstable(8, 3),

@@ -341,3 +341,100 @@ def test_in_range_mutations_are_not_accepted(edit, status):
     edit(cert)
     v = check_certificate(loads_exact(json.dumps(reseal(cert))))    # as a forger would
     assert v.status == status, v.reason
+
+
+# --- "refuted" only with proof (issue 12, A.5) -------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1])
+def test_unstable_equilibria_after_a_search_are_not_a_refutation(seed):
+    """General V, d = 3: the Newton search is not exhaustive, so finding only unstable
+    equilibria is *undecided*, with the instability evidence attached (it checks)."""
+    from symgauss.questions.equilibria.designed import designed_problem
+    p, _ = designed_problem(3, seed=seed, kind="random")
+    res = certify(p, digits=20)
+    assert res.status == "undecided" and "not exhaustive" in res.reason
+    assert res.certificate["kind"] == "unstable-equilibrium"
+    assert check_certificate(res.certificate).status == "verified"
+
+
+def test_certify_cli_refuses_undecided_with_exit_1(tmp_path, capsys):
+    from symgauss.questions.equilibria.designed import designed_problem
+    p, _ = designed_problem(3, seed=0, kind="random")
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps(p.to_dict()))
+    assert main(["certify", str(f), "-o", str(tmp_path / "c.json"), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["status"] == "undecided"
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_refutation_with_a_complete_list():
+    """V = vI (complete by the Lyapunov route): the threshold equilibrium is unstable and the
+    only one, so "refuted" is proved."""
+    res = certify(load_problem(EX / "threshold.json"))
+    assert res.status == "refuted" and "complete" in res.reason
+    assert check_certificate(res.certificate).status == "verified"
+
+
+# --- exact spectral decisions ---------------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.data())
+def test_abscissa_sign_agrees_with_eigenvalues_away_from_the_axis(n, data):
+    from symgauss.questions.stability.spectrum import abscissa
+    A = exact_matrix(_mat(data.draw, n))
+    mu = float(np.max(np.linalg.eigvals(to_float_matrix(A)).real))
+    sign = abscissa(A).sign
+    if mu > 1e-6:
+        assert sign == 1
+    elif mu < -1e-6:
+        assert sign == -1
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3), st.integers(-2, 2), st.integers(1, 3), st.integers(-3, 3), st.data())
+def test_abscissa_is_exact_on_the_axis(w, shift, scale, a, data):
+    """T·blockdiag([[0, w], [−w, 0]], c)·T⁻¹ has eigenvalues ±iw exactly: sign 0 when c < 0
+    (semisimple), sign 1 when c > 0; and a Jordan block at 0 is not semisimple."""
+    from symgauss.questions.stability.spectrum import abscissa
+    T = exact_matrix([[1, a, 0], [0, 1, shift], [scale, 0, 1]])
+    if T.det() == 0:
+        return
+    for c, sign in ((-scale, 0), (scale, 1)):
+        D = exact_matrix([[0, w, 0], [-w, 0, 0], [0, 0, c]])
+        ab = abscissa(T * D * T.inv())
+        assert ab.sign == sign
+        if sign == 0:
+            assert ab.semisimple is True
+    J = T * exact_matrix([[0, 1, 0], [0, 0, 0], [0, 0, -1]]) * T.inv()
+    assert abscissa(J).sign == 0 and abscissa(J).semisimple is False
+
+
+def test_rigorous_instability_by_inertia():
+    """An irrational unstable equilibrium (d = 3 general V, Newton route): its instability is
+    proved over the whole enclosure, and the linearisation's eigenvalues agree."""
+    from symgauss.questions.equilibria.designed import designed_problem
+    from symgauss.questions.equilibria.search import find_equilibria
+    p, _ = designed_problem(3, seed=2, kind="random")
+    q = p.replace(A=[[str(x) for x in r] for r in (exact_matrix(p.params.A) + exact_matrix(
+        [[0, "1/997", 0], [0, 0, 0], [0, 0, 0]])).tolist()])
+    rig = [e for e in find_equilibria(q, digits=20) if e.level == "rigorous"]
+    assert any(e.stable is False for e in rig)
+    A, heads, _ = numeric_params(q.params, float)
+    for e in rig:
+        S = np.array([[float(x) for x in r] for r in e.cov])
+        mu = np.max(np.linalg.eigvals(linearisation_num(A, heads, S)).real)
+        assert e.stable is (False if mu > 0 else True)
+        if e.stable is False:
+            assert e.stability.level == "rigorous" and "inertia" in e.stability.reason
+
+
+@pytest.mark.slow
+def test_beyond_the_kernel_size_limit_no_certificate_is_claimed():
+    """d = 13 > the kernel's limit for svec certificates: stability is decided exactly but no
+    certificate is written, and certify says so instead of writing one the kernel rejects."""
+    from symgauss.questions.equilibria.designed import designed_problem
+    from symgauss.questions.stability.local import certifiable
+    assert not certifiable("stable-equilibrium", 13) and certifiable("stable-equilibrium", 12)
+    p, S = designed_problem(13, seed=1)
+    res = certify(p)
+    assert res.certificate is None and "size limit" in res.reason
+    L = to_float_matrix(linearisation_exact(p.params, S))
+    assert (res.status == "verified") is bool(np.max(np.linalg.eigvals(L).real) < 0)

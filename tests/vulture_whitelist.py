@@ -10,7 +10,7 @@ _print_Transpose, printmethod
 # scipy.integrate.solve_ivp reads event.terminal; argparse reads parser.formatter_class
 terminal, formatter_class
 # pytest finds autouse fixtures and conftest variables by name
-_global_state_unchanged, collect_ignore
+_global_state_unchanged, collect_ignore, pytest_runtest_makereport, call
 # fields of result objects that users read (REPL, notebooks), not the code itself
 velocity_offset, newton_steps, last_step, univariate_degree
 envelope_opposite, envelope_same, rate_sw2, exponent_sqrt_skewness

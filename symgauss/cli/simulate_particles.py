@@ -1,14 +1,19 @@
 """``symgauss simulate-particles P.json --n N --t T [--steps K] [--seed S] [--ff affine|relu]
-[--discrete] [--json] [--plot FILE]``."""
+[--discrete] [--device auto|cpu|cuda] [--backend auto|numpy|torch] [--precision float32|float64]
+[--no-progress] [--json] [--plot FILE]``."""
 from __future__ import annotations
 
 from symgauss.cli.common import add_json_flag, add_problem_argument, load, print_json
 
 HELP = "simulate N tokens (finite-token Transformer) beside the moment ODE"
 DESCRIPTION = ("Draw N tokens from N(mean0, cov0) and move them by softmax self-attention "
-               "(blocked, stable log-sum-exp) and an affine or ReLU feed-forward, by RK4 with K "
-               "steps (or K residual layers with --discrete). The empirical mean and covariance "
-               "(level float: sampling) are printed beside the Gaussian moment ODE.")
+               "(streamed in tiles, stable log-sum-exp, memory O(tile + N·d)) and an affine or "
+               "ReLU feed-forward, by RK4 with K steps (or K residual layers with --discrete). "
+               "The empirical mean and covariance (level float: sampling) are printed beside the "
+               "Gaussian moment ODE. Attention runs in float32 with float64 accumulation "
+               "(within a stated error bound, see symgauss.tokens.attention) on torch when it is "
+               "installed (CPU or CUDA), else numpy; --precision float64 runs the numpy float64 "
+               "kernel.")
 
 
 def add_arguments(p):
@@ -22,6 +27,17 @@ def add_arguments(p):
                    help="feed-forward: affine A x + b (default) or relu max(A x + b, 0)")
     p.add_argument("--discrete", action="store_true",
                    help="residual layers x -> x + h v(x), h = T/K, instead of RK4")
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                   help="where attention runs: cuda (torch and a GPU), cpu, or auto (default: "
+                        "cuda when torch sees a GPU, else cpu)")
+    p.add_argument("--backend", default="auto", choices=("auto", "numpy", "torch"),
+                   help="attention kernels: torch, numpy, or auto (default: torch when installed "
+                        "and N is large, else numpy; both compute the same float32 algorithm)")
+    p.add_argument("--precision", default="float32", choices=("float32", "float64"),
+                   help="attention arithmetic: float32 with float64 accumulation (default) or "
+                        "float64 (numpy, CPU; ~3-6x slower)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (shown on a terminal for long runs)")
     p.add_argument("--plot", metavar="FILE",
                    help="write tr Σ(t) (log scale) to FILE (.png or .pdf)")
     add_json_flag(p)
@@ -34,7 +50,8 @@ def run(args) -> int:
     steps = check_positive_int(args.steps, "--steps", 1)
     problem = load(args.problem)
     comp = compare_particles(problem, n, args.t, steps=steps, seed=seed, ff=args.ff,
-                             discrete=args.discrete)
+                             discrete=args.discrete, dtype=args.precision, backend=args.backend,
+                             device=args.device, progress=False if args.no_progress else None)
     if args.plot:
         _plot(comp, args.plot)
     if args.json:
@@ -43,6 +60,9 @@ def run(args) -> int:
     run = comp.run
     print(f"t = {args.t}   N = {n}   level: float (sampling)   scheme: {run.scheme}, K = {steps}"
           f"   ff: {run.ff}   seed: {seed}")
+    print("attention: {} on {} ({})".format(run.attention[1], run.attention[2],
+                                           "float32, float64 accumulation"
+                                           if run.attention[0] == "float32" else "float64"))
     ref = comp.layer_map if comp.layer_map is not None else comp.ode
     label = "Gaussian layer map" if comp.layer_map is not None else "moment ODE"
     reached = len(ref.times) == len(run.times)

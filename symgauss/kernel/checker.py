@@ -35,6 +35,7 @@ from symgauss.kernel.kinds import (
     limit,
     reach,
     stability,
+    structured,
 )
 from symgauss.kernel.numbers import JSONNumber, loads_exact
 from symgauss.kernel.read import FORMAT, MAX_D, VERSION, ExactProblem, read_problem
@@ -42,8 +43,8 @@ from symgauss.kernel.schema import Context, read_section
 from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 
 #: kind -> the module that checks it (each module has SCHEMAS, statement(), check())
-KINDS = {kind: module for module in (stability, in_range, blowup, reach, limit, blowup_trajectory,
-                                      blowup_infinity)
+KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
+                                      blowup_trajectory, blowup_infinity)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

@@ -125,8 +125,9 @@ def equilibria_section(equilibria, title: str = "Equilibria", level: int = 1) ->
         stable = d.get("stable")
         st = {True: "stable", False: "unstable", None: "stability undecided"}.get(stable,
                                                                                   str(stable))
-        items.append(f"\\item {display(s) if s else ''}rank {escape_text(d.get('rank', '?'))}, "
-                     f"{st} {level_tag(d.get('level'))}")
+        within = f", each entry within {escape_text(d['radius'])}" if d.get("radius") else ""
+        items.append(f"\\item {display(s) if s else ''}rank {escape_text(d.get('rank', '?'))}"
+                     f"{within}, {st} {level_tag(d.get('level'))}")
     if not items:
         return section(title, "No equilibrium found.", level)
     return section(title, "\\begin{enumerate}\n" + "\n".join(items) + "\n\\end{enumerate}",

@@ -138,11 +138,14 @@ class ParticleComparison:
 
 
 def compare_particles(problem, n: int, t, *, steps: int = 100, seed: int = 0,
-                      ff: str = "affine", discrete: bool = False,
-                      record: int | None = 100) -> ParticleComparison:
-    """Simulate the tokens and put the Gaussian closure beside them at the recorded times."""
+                      ff: str = "affine", discrete: bool = False, record: int | None = 100,
+                      dtype: str = "float32", backend: str = "auto", device: str = "auto",
+                      progress: bool | None = None) -> ParticleComparison:
+    """Simulate the tokens and put the Gaussian closure beside them at the recorded times
+    (``dtype``, ``backend``, ``device``, ``progress``: as in :func:`simulate`)."""
     run = simulate(problem, n, t, steps=steps, seed=seed, ff=ff, discrete=discrete,
-                   record=record)
+                   record=record, dtype=dtype, backend=backend, device=device,
+                   progress=progress)
     ode = ode_series(problem, [_exact_time(run, k) for k in range(len(run.times))])
     lmap = layer_map_series(problem, run.t, steps) if discrete else None
     notes = ["empirical moments are level 'float' (sampling error ~ 1/sqrt(N)); covariance "

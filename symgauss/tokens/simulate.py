@@ -10,24 +10,22 @@ with ``f(x) = A x + b`` (affine) or ``f(x) = max(A x + b, 0)`` componentwise
 RK4 with K equal steps per unit of the horizon, or discrete residual layers
 ``x ↦ x + h v(x)`` with h = T/K (forward Euler = a residual stream).
 
-Attention is computed in blocks of queries against all keys with a stable
-log-sum-exp (row maximum subtracted before ``exp``), so the memory is
-O(block·N + N·d), never an N×N matrix; :func:`attention_direct` is the
-N×N reference used by the tests and the benchmark.
+Attention is :func:`symgauss.tokens.attention.attention`: streamed in tiles with a stable
+log-sum-exp, memory O(tile + N·d), never an N×N matrix; float32 logits and weights with
+float64 accumulation (default, within :func:`symgauss.tokens.attention.attention_error_bound`)
+or the float64 numpy kernel (``dtype="float64"``); torch (CPU or CUDA) or numpy.
 
 Everything here is sampling: the level of every result is ``"float"``.
 
->>> import numpy as np
->>> rng = np.random.default_rng(0)
->>> X = rng.standard_normal((50, 2))
->>> heads = [(np.eye(2), np.eye(2))]
->>> bool(np.allclose(attention(X, heads, block=7), attention_direct(X, heads), atol=1e-12))
-True
+>>> from symgauss import Problem
+>>> p = Problem(cov0=[[1, 0], [0, 1]], A=[[1, 0], [0, 3]], V=[[-1, 0], [0, -1]],
+...             B=[[1, 0], [0, 1]])
+>>> simulate(p, 200, "1/2", steps=4, seed=1, dtype="float64").tokens.shape
+(200, 2)
 """
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,109 +35,12 @@ import numpy as np
 from symgauss.kernel.errors import ProblemError
 from symgauss.kernel.numbers import rational_text
 from symgauss.model.convert import as_time, require_numeric, to_float
-
-#: entries of one logits block (float64): 2**22 × 8 B = 32 MB
-BLOCK_ENTRIES = 1 << 22
+from symgauss.tokens.attention import DTYPES, attention, resolve_backend
 
 FF_KINDS = ("affine", "relu")
 
-
-def _block_size(n_queries: int, n_keys: int, block: int | None) -> int:
-    if block is not None:
-        if int(block) < 1:
-            raise ProblemError(f"block = {block} must be a positive integer")
-        return int(block)
-    return max(1, min(n_queries, BLOCK_ENTRIES // max(n_keys, 1)))
-
-
-def _single_threaded_blas():
-    """BLAS limited to one thread while our own threads share the blocks (threadpoolctl,
-    when installed; otherwise a no-op). Skinny GEMMs gain nothing from BLAS threads and
-    lose much when the machine is busy."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        import contextlib
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
-
-
-def attention(X, heads, *, keys=None, block: int | None = None, workers: int | None = None,
-              dtype: str = "float64") -> np.ndarray:
-    """Σ_h V_h (softmax-weighted average of the keys) for every query row of ``X``.
-
-    Parameters
-    ----------
-    X : (n, d) array of queries.
-    heads : sequence of (V, B) float d×d arrays.
-    keys : (N, d) array of keys/values (default: ``X`` itself, self-attention).
-    block : queries per block (default: as many as fit in ``BLOCK_ENTRIES`` logits).
-    workers : threads working on blocks in parallel (default: the number of CPUs; numpy
-        releases the GIL inside ``exp`` and ``matmul``); BLAS itself runs single-threaded.
-    dtype : ``"float64"`` (default; equal to the N×N computation to ~1e-15) or
-        ``"float32"`` for the logits and weights (about 3× faster, relative error ~1e-6).
-
-    Returns
-    -------
-    (n, d) float64 array. Memory O(workers·block·N + N·d): each block of queries forms
-    its block×N logits, subtracts the row maximum (stable log-sum-exp), exponentiates
-    in place and contracts with [keys | 1], which gives the weighted sum and the
-    normaliser in one product.
-    """
-    if dtype not in ("float64", "float32"):
-        raise ProblemError(f"dtype = {dtype!r} is unknown; use 'float64' or 'float32'")
-    X = np.asarray(X, dtype=float)
-    Y = X if keys is None else np.asarray(keys, dtype=float)
-    n, N = X.shape[0], Y.shape[0]
-    workers = max(1, int(workers or os.cpu_count() or 1))
-    nb = _block_size(n, N, block)
-    if block is None and workers > 1:
-        nb = max(1, min(nb, -(-n // workers)))
-    workers = min(workers, -(-n // nb))
-    ft = np.float64 if dtype == "float64" else np.float32
-    YT = np.ascontiguousarray(Y.T, dtype=ft)                  # (d, N): fast contiguous GEMM
-    Y1 = np.ascontiguousarray(np.hstack([Y, np.ones((N, 1))]), dtype=ft)
-    out = np.zeros_like(X)
-    for V, B in heads:
-        V = np.asarray(V, dtype=float)
-        if not V.any():
-            continue
-        Q = (X @ np.asarray(B, dtype=float).T).astype(ft)    # rows B x_i: logit_ij = (B x_i)·y_j
-        avg = np.empty((n, Y.shape[1]))
-
-        def work(starts, Q=Q, avg=avg):
-            buf = np.empty((min(nb, n), N), dtype=ft)
-            for s in starts:
-                q = Q[s:s + nb]
-                L = buf[:q.shape[0]]
-                np.matmul(q, YT, out=L)
-                L -= L.max(axis=1, keepdims=True)
-                np.exp(L, out=L)
-                S = (L @ Y1).astype(np.float64)
-                avg[s:s + nb] = S[:, :-1] / S[:, -1:]
-
-        starts = list(range(0, n, nb))
-        with _single_threaded_blas():
-            if workers == 1:
-                work(starts)
-            else:
-                from concurrent.futures import ThreadPoolExecutor
-                with ThreadPoolExecutor(workers) as pool:
-                    list(pool.map(work, [starts[i::workers] for i in range(workers)]))
-        out += avg @ V.T
-    return out
-
-
-def attention_direct(X, heads) -> np.ndarray:
-    """The same as :func:`attention` with the full N×N softmax matrix (reference only)."""
-    X = np.asarray(X, dtype=float)
-    out = np.zeros_like(X)
-    for V, B in heads:
-        L = X @ np.asarray(B, dtype=float).T @ X.T
-        W = np.exp(L - L.max(axis=1, keepdims=True))
-        W /= W.sum(axis=1, keepdims=True)
-        out += W @ X @ np.asarray(V, dtype=float).T
-    return out
+#: logits (N²·evaluations·heads) above which a run on a terminal shows a progress bar
+PROGRESS_MIN_ENTRIES = 1 << 32
 
 
 @dataclass(frozen=True)
@@ -155,20 +56,39 @@ class FloatParams:
                    tuple((to_float(h.V), to_float(h.B)) for h in params.heads))
 
 
-def velocity(X, fp: FloatParams, ff: str = "affine", *, block: int | None = None) -> np.ndarray:
-    """v(x_i) for every token: feed-forward plus attention over the same tokens."""
-    lin = X @ fp.A.T + fp.b
-    if ff == "relu":
-        lin = np.maximum(lin, 0.0)
-    return lin + attention(X, fp.heads, block=block)
+def velocity(X, fp: FloatParams, ff: str = "affine", *, block: int | None = None,
+             dtype: str = "float32", backend: str = "auto", device: str = "auto",
+             progress=None) -> np.ndarray:
+    """v(x_i) for every token: feed-forward plus attention over the same tokens
+    (attention options as in :func:`symgauss.tokens.attention.attention`)."""
+    v = attention(X, fp.heads, block=block, dtype=dtype, backend=backend, device=device,
+                  progress=progress)
+    step = 1 << 16                                  # row slices: no second N×d temporary
+    for s in range(0, X.shape[0], step):
+        lin = X[s:s + step] @ fp.A.T
+        lin += fp.b
+        if ff == "relu":
+            np.maximum(lin, 0.0, out=lin)
+        v[s:s + step] += lin
+    return v
 
 
-def _rk4_step(X, h, fp, ff, block):
-    k1 = velocity(X, fp, ff, block=block)
-    k2 = velocity(X + (h / 2) * k1, fp, ff, block=block)
-    k3 = velocity(X + (h / 2) * k2, fp, ff, block=block)
-    k4 = velocity(X + h * k3, fp, ff, block=block)
-    return X + (h / 6) * (k1 + 2 * k2 + 2 * k3 + k4)
+def _rk4_step(X, h, vel):
+    """Classical RK4 with four arrays of X's size besides X (k_i, the stage, the sum)."""
+    k = vel(X)
+    acc = X + (h / 6) * k
+    stage = X + (h / 2) * k
+    k = vel(stage)
+    acc += (h / 3) * k
+    np.multiply(k, h / 2, out=stage)
+    stage += X
+    k = vel(stage)
+    acc += (h / 3) * k
+    np.multiply(k, h, out=stage)
+    stage += X
+    k = vel(stage)
+    acc += (h / 6) * k
+    return acc
 
 
 def _frozen(a) -> np.ndarray:
@@ -184,7 +104,8 @@ class ParticleRun:
     ``scheme`` is ``"rk4"`` (classical RK4, K equal steps) or ``"residual"`` (layers
     x ↦ x + h v(x), h = t/K). ``times[k]``, ``means[k]`` (d,), ``covs[k]`` (d, d) with the
     unbiased 1/(N−1) normalisation; ``tokens`` is the final (N, d) cloud; ``snapshots`` the clouds at
-    ``snapshot_times`` when asked for. Arrays are read-only.
+    ``snapshot_times`` when asked for; ``attention`` the kernel used (dtype, backend, device).
+    Arrays are read-only.
     """
     n: int
     d: int
@@ -199,6 +120,7 @@ class ParticleRun:
     tokens: np.ndarray
     snapshot_times: tuple = ()
     snapshots: tuple = ()
+    attention: tuple = ("float64", "numpy", "cpu")    # (dtype, backend, device) used
     level: str = "float"
 
     @property
@@ -208,6 +130,7 @@ class ParticleRun:
     def to_json_dict(self) -> dict:
         return {"t": rational_text(self.t), "n": self.n, "d": self.d, "seed": self.seed,
                 "ff": self.ff, "scheme": self.scheme, "steps": self.steps,
+                "attention": dict(zip(("dtype", "backend", "device"), self.attention)),
                 "level": self.level,
                 "mean": [repr(float(x)) for x in self.means[-1]],
                 "cov": [[repr(float(x)) for x in row] for row in self.covs[-1]],
@@ -253,7 +176,9 @@ def _schedule(problem, t_end: Fraction, steps: int):
 
 def simulate(problem, n: int, t, *, steps: int = 100, seed: int = 0, ff: str = "affine",
              discrete: bool = False, record: int | None = None, snapshots=(),
-             block: int | None = None, tokens0=None) -> ParticleRun:
+             block: int | None = None, tokens0=None, dtype: str = "float32",
+             backend: str = "auto", device: str = "auto",
+             progress: bool | None = None) -> ParticleRun:
     """Move n tokens from N(mean0, cov0) to depth ``t``; empirical moments along the way.
 
     Parameters
@@ -268,6 +193,11 @@ def simulate(problem, n: int, t, *, steps: int = 100, seed: int = 0, ff: str = "
         at most 400).
     snapshots : times at which to keep the whole cloud (nearest step at or after).
     tokens0 : optional (n, d) initial cloud (replaces the sample).
+    block, dtype, backend, device : attention options
+        (:func:`symgauss.tokens.attention.attention`); ``backend``/``device`` are resolved
+        once for the run by :func:`symgauss.tokens.attention.resolve_backend`.
+    progress : a tqdm progress bar on stderr: ``True``, ``False``, or ``None`` (default) for
+        one when stderr is a terminal and the run is long (≥ ``PROGRESS_MIN_ENTRIES`` logits).
 
     Examples
     --------
@@ -284,6 +214,8 @@ def simulate(problem, n: int, t, *, steps: int = 100, seed: int = 0, ff: str = "
     seed = check_positive_int(seed, "seed", 0)
     if ff not in FF_KINDS:
         raise ProblemError(f"ff = {ff!r} is unknown; use one of {', '.join(FF_KINDS)}")
+    if dtype not in DTYPES:
+        raise ProblemError(f"dtype = {dtype!r} is unknown; use one of {', '.join(DTYPES)}")
     t_end = as_time(t)
     if tokens0 is None:
         X = sample_initial(problem, n, seed)
@@ -293,6 +225,16 @@ def simulate(problem, n: int, t, *, steps: int = 100, seed: int = 0, ff: str = "
             raise ProblemError(f"tokens0: expected shape ({n}, {problem.d}), found {X.shape}")
     sched = _schedule(problem, t_end, steps) if t_end > 0 else []
     total = sum(k for _, k, _ in sched)
+    heads = max((len(fp.heads) for _, _, fp in sched), default=0)
+    evals = 1 if discrete else 4
+    entries = n * n * heads * evals * total                 # logits over the whole run
+    if dtype == "float32":
+        backend, device = resolve_backend(backend, device, entries)
+    elif backend == "torch" or device == "cuda":
+        raise ProblemError("dtype 'float64' is the numpy CPU kernel; use backend numpy (or "
+                           "auto) and device cpu (or auto), or dtype 'float32'")
+    else:
+        backend, device = "numpy", "cpu"
     stride = max(1, math.ceil(total / (record if record else 400)))
     snap_t = sorted(float(as_time(s, "snapshot time")) for s in snapshots)
     times, means, covs, snaps, snap_at = [0.0], [X.mean(0)], [np.cov(X.T, ddof=1).reshape(
@@ -302,24 +244,50 @@ def simulate(problem, n: int, t, *, steps: int = 100, seed: int = 0, ff: str = "
             snaps.append(_frozen(X))
             snap_at.append(0.0)
             snap_t.pop(0)
+    bar = _progress_bar(progress, total, entries,
+                        f"simulate N={n} ({backend}, {device})")
+    tick = None if bar is None else (lambda f: bar.update(f / evals))
     tau, done = 0.0, 0
-    for h, k, fp in sched:
-        for _ in range(k):
-            if discrete:
-                X = X + h * velocity(X, fp, ff, block=block)
-            else:
-                X = _rk4_step(X, h, fp, ff, block)
-            tau += h
-            done += 1
-            if done % stride == 0 or done == total:
-                times.append(tau)
-                means.append(X.mean(0))
-                covs.append(np.cov(X.T, ddof=1).reshape(problem.d, problem.d))
-            while snap_t and snap_t[0] <= tau + 1e-12:
-                snaps.append(_frozen(X))
-                snap_at.append(tau)
-                snap_t.pop(0)
+    try:
+        for h, k, fp in sched:
+            def vel(Y, fp=fp):
+                return velocity(Y, fp, ff, block=block, dtype=dtype, backend=backend,
+                                device=device, progress=tick)
+            for _ in range(k):
+                if discrete:                        # X + h v(X), in v's memory
+                    v = vel(X)
+                    v *= h
+                    v += X
+                    X = v
+                else:
+                    X = _rk4_step(X, h, vel)
+                tau += h
+                done += 1
+                if done % stride == 0 or done == total:
+                    times.append(tau)
+                    means.append(X.mean(0))
+                    covs.append(np.cov(X.T, ddof=1).reshape(problem.d, problem.d))
+                while snap_t and snap_t[0] <= tau + 1e-12:
+                    snaps.append(_frozen(X))
+                    snap_at.append(tau)
+                    snap_t.pop(0)
+    finally:
+        if bar is not None:
+            bar.close()
     return ParticleRun(n=n, d=problem.d, t=t_end, steps=steps, seed=seed, ff=ff,
                        scheme="residual" if discrete else "rk4",
                        times=_frozen(times), means=_frozen(means), covs=_frozen(covs),
-                       tokens=_frozen(X), snapshot_times=tuple(snap_at), snapshots=tuple(snaps))
+                       tokens=_frozen(X), snapshot_times=tuple(snap_at), snapshots=tuple(snaps),
+                       attention=(dtype, backend, device))
+
+
+def _progress_bar(progress, steps: int, entries: int, desc: str):
+    """A tqdm bar over the steps on stderr, or None (see ``simulate``'s ``progress``)."""
+    import sys
+    if progress is None:
+        progress = sys.stderr.isatty() and entries >= PROGRESS_MIN_ENTRIES
+    if not progress or steps == 0:
+        return None
+    from tqdm import tqdm
+    return tqdm(total=steps, desc=desc, unit="step", file=sys.stderr, leave=False,
+                bar_format="{l_bar}{bar}| {n:.1f}/{total} steps [{elapsed}<{remaining}]")

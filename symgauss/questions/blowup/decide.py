@@ -20,10 +20,15 @@ For time-invariant parameters, :func:`decide_blowup` answers *blows up / stays b
    twice with different weights W (level *high-precision*, agreement digits stated).
 
 Cross-verification (``crosscheck=True``, the default with ``certify=True``): every reported T*
-is compared with the moment ODE itself, integrated by :func:`symgauss.integrate.high_precision.solve_moments`
-at t_j = T*(1 − j/1000), j = 1..5: 1/trΣ(t_j) must extrapolate to zero at T* with slope −1/trC
-(Σ ≈ C/(T* − t), C predicted from the null vector of M(T*)). ``result.agreement`` lists which
-methods agreed and to how many digits.
+is compared with the moment ODE itself, integrated by an independent route. For V_h = v_h I
+(and the closed forms): the projective form of the moment ODE (u = 1/trΣ → 0, see
+:func:`symgauss.questions.blowup.projective.projective_float`) in float64, which also gives
+the residue tr C of Σ ≈ C/(T* − t), compared with C predicted from the null vector of M(T*).
+For general V (whose T* already comes from the projective system):
+:func:`symgauss.integrate.high_precision.solve_moments` at t_j = T*(1 − j/1000), j = 1..5,
+1/trΣ(t_j) extrapolated to zero. ``result.agreement`` lists which methods agreed and to how
+many digits. The cross-check is never part of a proof: the enclosure is certified by the
+checker's own code, whether or not the cross-check ran.
 
 Limits. Blow-up is a property of the mean-field (continuum) limit: a finite-token system
 never blows up in finite time (attention averages stay in the convex hull of the tokens, so
@@ -38,61 +43,15 @@ not handled here.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 from fractions import Fraction
 
-import flint
 import mpmath
 import sympy as sp
 
 from symgauss.kernel.errors import ProblemError, UnsupportedError
 from symgauss.model.convert import require_numeric
 from symgauss.questions.blowup.closed_form import closed_form
-
-
-@dataclass(frozen=True)
-class BlowupResult:
-    """The blow-up decision with its evidence.
-
-    ``regime``: "blow-up" | "bounded" (converges to a non-zero limit / stays constant) |
-    "decay" (Σ → 0) | "unbounded" (exists for all t, grows without bound) | "global" (exists for
-    all t, boundedness not decided) | "undecided". ``blows_up`` is True / False / None.
-    ``t_star``: T* to ``digits`` significant digits (text); ``enclosure``: certified
-    [T⁻, T⁺] as exact rational text; ``bracket``: a rigorous but wide [T_low, T_up] from
-    comparison bounds (general V; either end may be None). ``closed_form``: SymPy expression.
-    """
-    regime: str
-    blows_up: bool | None
-    t_star: str | None
-    enclosure: tuple | None
-    certified: bool
-    method: str
-    level: str | None
-    evidence: str
-    closed_form: sp.Expr | None = None
-    digits: int = 30
-    bracket: tuple | None = None
-    agreement: tuple = field(default=())     # of (method, digits agreed)
-    limit_rank: int | None = None
-
-    def to_json_dict(self) -> dict:
-        out = {"blows_up": self.blows_up, "t_star": self.t_star,
-               "enclosure": list(self.enclosure) if self.enclosure else None,
-               "certified": self.certified, "method": self.method, "level": self.level,
-               "regime": self.regime, "evidence": self.evidence, "digits": self.digits}
-        if self.closed_form is not None:
-            out["closed_form"] = sp.sstr(self.closed_form)
-            out["closed_form_latex"] = sp.latex(self.closed_form)
-        if self.bracket is not None:
-            out["bracket"] = [None if x is None else x for x in self.bracket]
-            out["bracket_level"] = "rigorous"
-        if self.agreement:
-            out["agreement"] = [{"method": m, "digits": round(float(n), 1)}
-                                for m, n in self.agreement]
-        if self.limit_rank is not None:
-            out["limit_rank"] = self.limit_rank
-        return out
+from symgauss.questions.blowup.result import BlowupResult, agree, digits_text, frac_text
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -106,101 +65,40 @@ def _validate(problem, digits):
     require_numeric(problem, "blowup")
 
 
-def _digits_text(x, digits: int) -> str:
-    """x (mpf or SymPy number) to ``digits`` significant digits."""
-    if isinstance(x, sp.Basic):
-        return _sym_text(x, digits)
-    with mpmath.workdps(digits + 10):
-        return mpmath.nstr(x, digits, strip_zeros=False, min_fixed=-30, max_fixed=30)
-
-
-def _sym_text(x, digits):
-    with mpmath.workdps(digits + 20):
-        v = mpmath.mpf(str(sp.N(x, digits + 15)))
-        return mpmath.nstr(v, digits, strip_zeros=False, min_fixed=-30, max_fixed=30)
-
-
-def _agree(a, b) -> float:
-    """Significant digits on which two reals agree (capped at 100)."""
-    with mpmath.workdps(120):
-        a, b = mpmath.mpf(a), mpmath.mpf(b)
-        if a == b:
-            return 100.0
-        return float(min(100, max(0, -mpmath.log10(abs(a - b) / max(abs(a), abs(b))))))
-
-
-def _frac_text(f: Fraction) -> str:
-    """Exact text of a rational: a finite decimal when the denominator is 2^a 5^b."""
-    if f.denominator == 1:
-        return str(f.numerator)
-    q, k = f.denominator, 0
-    while q % 10 == 0 or q % 2 == 0 or q % 5 == 0:
-        if q % 10 == 0:
-            q //= 10
-        elif q % 2 == 0:
-            q //= 2
-        else:
-            q //= 5
-        k += 1
-    if q != 1 or k > 400:
-        return f"{f.numerator}/{f.denominator}"
-    n = abs(f.numerator) * 10 ** k // f.denominator
-    digits = str(n).rjust(k + 1, "0")
-    text = (digits[:-k] + "." + digits[-k:]).rstrip("0").rstrip(".")
-    return ("-" if f < 0 else "") + text
+def _closed_form_value(cf, digits: int) -> mpmath.mpf:
+    """T* of a closed form from a ball enclosure whose radius is below 10^-(digits + 5)·T*."""
+    prec = int(3.33 * digits) + 40
+    while True:
+        ball = cf.t_star_arb(prec)
+        if ball.rel_accuracy_bits() >= 3.33 * digits + 16:
+            m, e = ball.mid().man_exp()
+            return mpmath.mpf((int(m), int(e)))
+        prec *= 2
 
 
 # --- exact structure for V = vI ---------------------------------------------------------------
-def _lyapunov(A, Q):
-    """X with AᵀX + XA = −Q exactly (fmpq), or None if the operator is singular."""
-    d = A.nrows()
-    n = d * d
-    K = flint.fmpq_mat(n, n)
-    rhs = flint.fmpq_mat(n, 1)
-    for i in range(d):
-        for j in range(d):
-            row = i * d + j
-            rhs[row, 0] = -Q[i, j]
-            for k in range(d):
-                K[row, k * d + j] += A[k, i]      # (AᵀX)_ij = Σ_k A_ki X_kj
-                K[row, i * d + k] += A[k, j]      # (XA)_ij = Σ_k X_ik A_kj
-    try:
-        x = K.solve(rhs)
-    except (ZeroDivisionError, ValueError):
-        return None
-    return flint.fmpq_mat(d, d, [x[k, 0] for k in range(n)])
-
-
-def _hurwitz(A) -> bool:
-    """A Hurwitz ⇔ AᵀX + XA = −I has a solution X ≻ 0 (Lyapunov), decided exactly."""
-    from symgauss.kernel.exact import ldl_positive_definite
-    d = A.nrows()
-    I = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
-    X = _lyapunov(A, I)
-    return X is not None and ldl_positive_definite((X + X.transpose()) / 2)[0]
-
-
 def _riccati_decision(problem, data, digits, certify, crosscheck):
-    from symgauss.kernel.exact import is_psd, ldl_positive_definite
+    from symgauss.kernel.exact import ldl_positive_definite
+    from symgauss.kernel.exact import is_psd
     from symgauss.kernel.kinds.blowup import ldl_psd
-    from symgauss.questions.blowup.enclosure import first_root
+    from symgauss.questions.blowup.enclosure import first_root, hurwitz, lyapunov
     if data.rank == 0:
         return BlowupResult("decay", False, None, None, False, "Σ0 = 0", "exact",
                             "Σ0 = 0 is an equilibrium: Σ(t) = 0 for all t (rank is invariant)",
                             digits=digits, limit_rank=0)
-    hurwitz = _hurwitz(data.A)
+    is_hurwitz = hurwitz(data.A)
     base = ("V_h = v_h I: Σ' = AΣ + ΣAᵀ + ΣRΣ, R = Σ_h v_h(B_h + B_hᵀ); Σ exists exactly while "
             "M(t) = D⁻¹ − LᵀG(t)L ≻ 0 (linear equation for P = Σ⁻¹)")
     if is_psd(-data.R):
-        regime = "decay" if hurwitz else "global"
+        regime = "decay" if is_hurwitz else "global"
         return BlowupResult(regime, False, None, None, False, "Riccati sign structure (R ⪯ 0)",
                             "exact", base + "; R ⪯ 0 (exact) so G(t) ⪯ 0, M(t) ⪰ D⁻¹ ≻ 0 for "
                             "all t: no blow-up; 0 ⪯ Σ(t) ⪯ e^{At}Σ0e^{Aᵀt}"
-                            + (", and A is Hurwitz (exact Lyapunov test): Σ → 0" if hurwitz
-                               else ""), digits=digits, limit_rank=0 if hurwitz else None)
+                            + (", and A is Hurwitz (exact Lyapunov test): Σ → 0" if is_hurwitz
+                               else ""), digits=digits, limit_rank=0 if is_hurwitz else None)
     why = ""
-    if hurwitz:
-        Ginf = _lyapunov(data.A, data.R)
+    if is_hurwitz:
+        Ginf = lyapunov(data.A, data.R)
         Minf = data.Dinv - data.Lr.transpose() * Ginf * data.Lr
         if data.monotone and ldl_positive_definite(Minf)[0]:
             return BlowupResult("decay", False, None, None, False,
@@ -222,6 +120,10 @@ def _riccati_decision(problem, data, digits, certify, crosscheck):
                   + abs(data.Af).sum()) + 1e-12
     horizon = 400.0 / scale
     root = first_root(data, digits, horizon)
+    if root is None and why:          # blow-up proved exactly; its time not located
+        return BlowupResult("blow-up", True, None, None, False, "Riccati + Lyapunov limit G∞",
+                            "exact", base + why + f"; T* not located on [0, {horizon:.3g}] by "
+                            "the float scan", digits=digits)
     if root is None:
         return BlowupResult("undecided", None, None, None, False,
                             "Riccati: float scan of det M(t)", None,
@@ -229,236 +131,54 @@ def _riccati_decision(problem, data, digits, certify, crosscheck):
                             "(float scan; not a proof)" + why, digits=digits)
     return _blowup_from_root(problem, data, root, digits, certify, crosscheck,
                              method="first root of det(P0 − G(t)) (Van Loan, Newton)",
-                             evidence=base + why, exact_value=None)
+                             evidence=base + why)
 
 
 def _blowup_from_root(problem, data, root, digits, certify, crosscheck, method, evidence,
-                      exact_value, level=None):
-    from symgauss.questions.blowup.enclosure import certify_root, predicted_residue
-    with mpmath.workprec(root.prec):
-        t_text = _digits_text(exact_value if exact_value is not None else root.t_star, digits)
+                      cf=None):
+    from symgauss.questions.blowup.enclosure import certify_root
     agreement = []
-    if exact_value is not None:
+    if cf is not None:
+        with mpmath.workprec(int(3.33 * digits) + 60):
+            exact = _closed_form_value(cf, digits + 5)
+            t_text = digits_text(exact, digits)
+            if root is not None:
+                agreement.append(("Newton on det(P0 − G(t)) vs closed form",
+                                  agree(exact, root.t_star)))
+    else:
         with mpmath.workprec(root.prec):
-            agreement.append(("Newton on det(P0 − G(t)) vs closed form",
-                              _agree(sp.N(exact_value, digits + 15), root.t_star)))
+            t_text = digits_text(root.t_star, digits)
     enclosure, certified, proof = None, False, ""
     if certify:
         enc = certify_root(data, root, digits)
         if enc is not None:
-            enclosure = (_frac_text(enc.lower), _frac_text(enc.upper))
+            enclosure = (frac_text(enc.lower), frac_text(enc.upper))
             certified = True
             proof = (f"; certified: T* ∈ [T⁻, T⁺] of width {float(enc.upper - enc.lower):.1e} "
                      f"({enc.proof}; xᵀM(T⁺)x < 0) in arb at {enc.prec} bits")
     if crosscheck:
-        trC = predicted_residue(data, root)
-        agreement += _integration_check(problem, root.t_star, trC)
-    lvl = level or ("exact" if exact_value is not None else
-                    "rigorous" if certified else "high-precision")
+        agreement += _projective_check(problem, data, root)
+    lvl = (cf.level if cf is not None else "rigorous" if certified else "high-precision")
     return BlowupResult("blow-up", True, t_text, enclosure, certified, method, lvl,
-                        evidence + proof, closed_form=exact_value, digits=digits,
+                        evidence + proof, closed_form=None if cf is None else cf.t_star,
+                        digits=digits,
                         agreement=tuple(agreement))
 
 
 # --- cross-verification by integrating the moment ODE ------------------------------------------
-def _integration_check(problem, t_star, trC=None, digits: int = 20):
-    """Agreement of T* (and tr C) with the moment ODE integrated by hpsolve up to 0.999 T*."""
-    from symgauss.integrate.high_precision import solve_moments
-    from symgauss.kernel.errors import BlowUpError
-    with mpmath.workdps(40):
-        T = mpmath.mpf(t_star)
-        ts, ys = [], []
-        try:
-            for j in range(1, 6):
-                t = Fraction(mpmath.nstr(T * (1 - mpmath.mpf(j) / 1000), 30))
-                sol = solve_moments(problem, t, digits=digits)
-                tr = sum(mpmath.mpf(x.mid().str(30, radius=False)) for x in
-                         (sol.cov[i][i] for i in range(problem.d)))
-                ts.append(mpmath.mpf(t.numerator) / t.denominator)
-                ys.append(1 / tr)
-        except BlowUpError as exc:
-            return [("moment ODE (hpsolve) blew up before 0.999·T*: " + str(exc)[:80], 0.0)]
-        # Newton form of the interpolating polynomial of y = 1/trΣ; its root near T*
-        n = len(ts)
-        coef = list(ys)
-        for k in range(1, n):
-            for i in range(n - 1, k - 1, -1):
-                coef[i] = (coef[i] - coef[i - 1]) / (ts[i] - ts[i - k])
-
-        def poly(x):
-            acc = coef[-1]
-            for i in range(n - 2, -1, -1):
-                acc = acc * (x - ts[i]) + coef[i]
-            return acc
-        t_est = mpmath.findroot(poly, T)
-        out = [("moment ODE (Taylor, hpsolve, 20 digits) at t = T*(1 − j/1000), zero of "
-                "1/trΣ extrapolated", _agree(t_est, T))]
-        if trC is not None:
-            slope = mpmath.diff(poly, t_est)
-            out.append(("residue tr C of Σ ≈ C/(T* − t): predicted vs integrated",
-                        _agree(-1 / slope, trC)))
-        return out
-
-
-# --- general V: comparison bounds ---------------------------------------------------------------
-def _exact_lower_eig(S):
-    """A rational ℓ ≤ λmin(S) for symmetric rational S (checked exactly)."""
-    import numpy as np
-
-    from symgauss.kernel.exact import is_psd
-    from symgauss.model.convert import to_fractions
-    F = to_fractions(S)
-    lam = float(np.linalg.eigvalsh(np.array(F, dtype=float))[0])
-    step = 1e-9 * (1 + abs(lam))
-    for _ in range(60):
-        ell = Fraction(lam - step).limit_denominator(10 ** 12)
-        ell = min(ell, Fraction(lam - step))
-        if is_psd([[F[i][j] - (ell if i == j else 0) for j in range(len(F))]
-                   for i in range(len(F))]):
-            return ell
-        step *= 4
-    return None
-
-
-def _norm_upper(M):
-    """A rational upper bound of the spectral norm of M (‖M‖² ≤ λmax(MᵀM), exact check)."""
-    S = -(M.T * M)
-    ell = _exact_lower_eig(S)
-    if ell is None:
-        return None
-    s = Fraction(math.isqrt(int(math.ceil(-ell * 10 ** 24))) + 1, 10 ** 12)
-    return s
-
-
-def _round_out(x, down: bool) -> Fraction:
-    """A short rational below (``down``) or above the arb point ``x`` (which is > 0)."""
-    f = Fraction(float(x.mid()))                # within 1e-16 relative of x
-    f = f * (Fraction(1) - Fraction(1, 10 ** 12) if down else Fraction(1) + Fraction(1, 10 ** 12))
-    k = 10 ** (15 - math.floor(math.log10(float(f))))
-    return Fraction(math.floor(f * k) if down else math.ceil(f * k), k)
-
-
-def _sym(M):
-    return (M + M.T) / 2
-
-
-def _general_decision(problem, digits, certify, crosscheck):
-    from symgauss.kernel.exact import rank as exact_rank
-    from symgauss.model.convert import to_fractions
-    p = problem.params
-    S0 = problem.cov0
-    r = exact_rank(to_fractions(S0))
-    if r == 0:
-        return BlowupResult("decay", False, None, None, False, "Σ0 = 0", "exact",
-                            "Σ0 = 0 stays 0 (rank is invariant)", digits=digits, limit_rank=0)
-    a_up = _norm_upper(p.A)
-    c_up = sum((_norm_upper(h.V) or 0) * (_norm_upper(h.B) or 0) for h in p.heads)
-    u0 = -_exact_lower_eig(-S0)      # λmax(Σ0) upper bound
-    evidence = []
-    t_low = None
-    if c_up == 0 and a_up is not None:
-        return BlowupResult("global", False, None, None, False, "comparison bound on ‖Σ‖",
-                            "exact", "every head has V_h = 0 or B_h = 0: Σ' = AΣ + ΣAᵀ, "
-                            "Σ(t) = e^{At}Σ0e^{Aᵀt} exists for all t", digits=digits)
-    with flint.ctx.workprec(128):
-        a, c, u = (flint.arb(flint.fmpq(x.numerator, x.denominator)) for x in (a_up, c_up, u0))
-        lo = (1 + a / (c * u)).log() / (2 * a) if a_up > 0 else 1 / (2 * c * u)
-        t_low = _round_out(lo.lower(), down=True)
-        evidence.append(f"‖Σ‖' ≤ 2‖A‖‖Σ‖ + 2Σ‖V_h‖‖B_h‖‖Σ‖² with ‖A‖ ≤ {float(a_up):.6g}, "
-                        f"Σ‖V_h‖‖B_h‖ ≤ {float(c_up):.6g}, ‖Σ0‖ ≤ {float(u0):.6g}: "
-                        f"T* ≥ {float(t_low):.10g} (rigorous)")
-    # sign structure of the quadratic term: tr(VΣBΣ) = tr((YᵀVY)(YᵀBY))
-    kappa, opposite = Fraction(0), True
-    same = True
-    for h in p.heads:
-        if h.V != h.V.T and h.B != h.B.T:
-            same = opposite = False
-            break
-        lv, lb = _exact_lower_eig(_sym(h.V)), _exact_lower_eig(_sym(h.B))
-        uv, ub = -_exact_lower_eig(-_sym(h.V)), -_exact_lower_eig(-_sym(h.B))
-        if lv is not None and lb is not None and lv > 0 and lb > 0:
-            kappa += lv * lb
-        elif uv < 0 and ub < 0:
-            kappa += uv * ub
-        else:
-            same = False
-        if not ((uv <= 0 and lb >= 0) or (lv >= 0 and ub <= 0)):
-            opposite = False
-    a_sym_low = _exact_lower_eig(_sym(p.A))
-    a_sym_up = -_exact_lower_eig(-_sym(p.A))
-    if opposite:
-        regime = "decay" if a_sym_up < 0 else "global"
-        return BlowupResult(regime, False, None, None, False, "comparison bound on tr Σ", "exact",
-                            "opposite signs (V_h ⪯ 0 ⪯ B_h or V_h ⪰ 0 ⪰ B_h, symmetric parts, "
-                            "exact): tr(V_hΣB_hΣ) ≤ 0, so (trΣ)' ≤ 2λmax(A_sym)trΣ: no blow-up"
-                            + (f"; λmax(A_sym) ≤ {float(a_sym_up):.6g} < 0: Σ → 0"
-                               if regime == "decay" else ""),
-                            digits=digits, limit_rank=0 if regime == "decay" else None)
-    t_up = None
-    if same and kappa > 0:
-        u0t = sum(S0[i, i] for i in range(problem.d))
-        u0t = Fraction(int(u0t.p), int(u0t.q))
-        with flint.ctx.workprec(128):
-            a, k, u = (flint.arb(flint.fmpq(x.numerator, x.denominator))
-                       for x in (a_sym_low, kappa, u0t))
-            arg = 1 + a * r / (k * u)
-            if a_sym_low == 0:
-                hi = r / (2 * k * u)
-            elif arg > 0:
-                hi = arg.log() / (2 * a)
-            else:
-                hi = None
-            if hi is not None and hi.is_finite():
-                t_up = _round_out(hi.upper(), down=False)
-        if t_up is not None:
-            evidence.append(f"same signs (symmetric definite V_h, B_h): (trΣ)' ≥ "
-                            f"2λmin(A_sym)trΣ + 2κ(trΣ)²/r with λmin(A_sym) ≥ "
-                            f"{float(a_sym_low):.6g}, κ ≥ {float(kappa):.6g}, r = {r}: "
-                            f"T* ≤ {float(t_up):.10g} (rigorous)")
-    bracket = (_frac_text(t_low) if t_low is not None else None,
-               _frac_text(t_up) if t_up is not None else None)
-    # high precision: the desingularised (projective) system, two runs; the moment ODE itself
-    t_hp, agreement = _general_high_precision(problem, digits, crosscheck)
-    if t_up is not None:
-        return BlowupResult("blow-up", True, t_hp, None, False,
-                            "comparison bounds on tr Σ and ‖Σ‖ (rigorous bracket) + projective "
-                            "desingularisation (high-precision T*)",
-                            "rigorous", "; ".join(evidence) + "; the blow-up itself is rigorous "
-                            "(bracket); the digits of T* are high-precision", digits=digits,
-                            bracket=bracket, agreement=agreement)
-    if t_hp is not None:
-        return BlowupResult("blow-up", True, t_hp, None, False,
-                            "projective desingularisation (u = 1/tr(WΣ) → 0, Taylor series) "
-                            "+ comparison bound", "high-precision",
-                            "; ".join(evidence) + "; the projective system reaches u → 0 "
-                            "(blow-up; value high-precision, not proved)",
-                            digits=digits, bracket=bracket, agreement=agreement)
-    return BlowupResult("undecided", None, None, None, False, "comparison bounds", None,
-                        "; ".join(evidence) + "; no upper bound on T* (V_h, B_h not of one "
-                        "sign) and no blow-up seen by integration", digits=digits,
-                        bracket=bracket)
-
-
-def _general_high_precision(problem, digits, crosscheck):
-    """T* for general V: the projective (desingularised) system integrated twice, with
-    different weights W, orders and precisions; optionally the moment ODE itself (hpsolve)."""
-    from symgauss.questions.blowup.projective import projective_t_star
-    t0, _ = projective_t_star(problem, 12, weight=0, max_steps=120)   # cheap detection
-    if t0 is None:
-        return None, ()
-    t1, _ = projective_t_star(problem, digits, weight=0)
-    if t1 is None:
-        return None, ()
-    t2, _ = projective_t_star(problem, digits + 5, weight=1)
-    agreement = []
-    if t2 is not None:
-        agreement.append(("projective system, W = I vs W = diag(1, 2, …)/2 (Taylor, arb "
-                          "midpoints)", _agree(t1, t2)))
-    if crosscheck:
-        agreement += _integration_check(problem, t1, None)[:1]
-    with mpmath.workdps(digits + 20):
-        text = _digits_text(t1, digits)
-    return text, tuple(agreement)
+def _projective_check(problem, data, root):
+    """Agreement of T* and of the residue tr C (Σ ≈ C/(T* − t)) with the moment ODE itself,
+    integrated through the blow-up in its desingularised (projective) form in float64."""
+    from symgauss.questions.blowup.enclosure import predicted_residue
+    from symgauss.questions.blowup.projective import projective_float
+    t_est, trc_est, _ = projective_float(problem)
+    if t_est is None:
+        return [("moment ODE, projective form (float64 Taylor): no blow-up seen", 0.0)]
+    trC = predicted_residue(data, root)
+    return [("moment ODE, projective form u = 1/trΣ → 0 (float64 Taylor): T*",
+             agree(t_est, root.t_star)),
+            ("residue tr C of Σ ≈ C/(T* − t): predicted from the null vector of M(T*) vs the "
+             "projective integration", agree(trc_est, trC))]
 
 
 # --- the public entry points ------------------------------------------------------------------
@@ -495,15 +215,20 @@ def decide_blowup(problem, digits: int = 30, *, certify: bool = True,
     if cf is not None:
         method = f"closed form ({cf.family}): T* = {sp.sstr(cf.t_star)}"
         if data is None or not (certify or crosscheck):
-            return BlowupResult("blow-up", True, _sym_text(cf.t_star, digits), None, False,
-                                method, "exact", cf.statement, closed_form=cf.t_star,
-                                digits=digits)
-        root = first_root(data, digits, t_float=float(sp.N(cf.t_star, 20)))
+            with mpmath.workprec(int(3.33 * digits) + 60):
+                text = digits_text(_closed_form_value(cf, digits + 5), digits)
+            return BlowupResult("blow-up", True, text, None, False, method, cf.level,
+                                cf.statement, closed_form=cf.t_star, digits=digits)
+        root = first_root(data, digits, t_float=float(cf.t_star_arb(64).mid()))
+        if root is None:                   # the closed form stands; no enclosure
+            return _blowup_from_root(problem, data, None, digits, False, False, method,
+                                     cf.statement, cf)
         return _blowup_from_root(problem, data, root, digits, certify, crosscheck, method,
-                                 cf.statement, exact_value=cf.t_star)
+                                 cf.statement, cf)
     if data is not None:
         return _riccati_decision(problem, data, digits, certify, crosscheck)
-    return _general_decision(problem, digits, certify, crosscheck)
+    from symgauss.questions.blowup.general import general_decision
+    return general_decision(problem, digits, certify, crosscheck)
 
 
 def decimal_inside(lo: Fraction, hi: Fraction, digits: int) -> str | None:
@@ -545,14 +270,14 @@ def make_certificate(problem, digits: int = 30) -> dict | None:
     enc = certify_root(data, root, digits)
     if enc is None:
         return None
-    claim = {"t_lower": _frac_text(enc.lower), "t_upper": _frac_text(enc.upper)}
+    claim = {"t_lower": frac_text(enc.lower), "t_upper": frac_text(enc.upper)}
     t_text = decimal_inside(enc.lower, enc.upper, digits)
     if t_text is not None:
         claim["t_star"] = t_text
-    witness = {"method": "riccati-van-loan", "x": [_frac_text(v) for v in enc.x],
+    witness = {"method": "riccati-van-loan", "x": [frac_text(v) for v in enc.x],
                "prec": enc.prec}
     if enc.partition is not None:
-        witness["partition"] = [_frac_text(v) for v in enc.partition]
+        witness["partition"] = [frac_text(v) for v in enc.partition]
     return envelope("blowup", problem, claim, witness, "rigorous",
                     notes="M(t) = D⁻¹ − LᵀG(t)L with Σ0 = LDLᵀ (exact, no pivoting), "
                           "G(t) = ∫_0^t e^{Aᵀs}Re^{As}ds, R = Σ_h v_h(B_h + B_hᵀ)")

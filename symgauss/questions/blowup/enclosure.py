@@ -33,7 +33,7 @@ import mpmath
 import numpy as np
 
 from symgauss.kernel.equations import riccati_R
-from symgauss.kernel.exact import is_psd
+from symgauss.kernel.exact import is_psd, ldl_positive_definite
 from symgauss.kernel.kinds.blowup import (
     arb_positive_definite,
     ldl_psd,
@@ -60,6 +60,10 @@ class RiccatiData:
     Dinvf: np.ndarray | None
 
     @property
+    def norm_A(self) -> float:
+        return float(np.linalg.norm(self.Af, 2))
+
+    @property
     def rank(self) -> int:
         return 0 if self.Lr is None else self.Lr.ncols()
 
@@ -84,7 +88,8 @@ class Enclosure:
     proof: str
 
 
-def _fmpq_mat(M) -> flint.fmpq_mat:
+def fmpq_matrix(M) -> flint.fmpq_mat:
+    """A rational SymPy matrix as a flint fmpq_mat (exact)."""
     return flint.fmpq_mat(M.shape[0], M.shape[1],
                           [flint.fmpq(int(x.p), int(x.q)) for x in M])
 
@@ -96,41 +101,64 @@ def _float(M) -> np.ndarray:
 def riccati_data(problem) -> RiccatiData | None:
     """Exact Riccati data when every V_h = v_h I (else None)."""
     p = problem.params
-    ep = ExactParams(_fmpq_mat(p.A), tuple((_fmpq_mat(h.V), _fmpq_mat(h.B)) for h in p.heads),
-                     _fmpq_mat(p.b))
+    ep = ExactParams(fmpq_matrix(p.A), tuple((fmpq_matrix(h.V), fmpq_matrix(h.B)) for h in p.heads),
+                     fmpq_matrix(p.b))
     R = riccati_R(ep)
     if R is None:
         return None
-    Lr, Dinv = ldl_psd(_fmpq_mat(problem.cov0))
+    Lr, Dinv = ldl_psd(fmpq_matrix(problem.cov0))
     return RiccatiData(ep.A, R, Lr, Dinv, is_psd(R), _float(ep.A), _float(R),
                        None if Lr is None else _float(Lr), None if Dinv is None else _float(Dinv))
 
 
 # --- float location ------------------------------------------------------------------------
+FLOAT_MAX_PREC = 8192
+
+
 def _m_float(data: RiccatiData, t: float):
-    """M(t) in floats (arb at 64 bits, midpoints: fast and overflow-safe)."""
-    with flint.ctx.workprec(64):
-        M = m_matrix(data.A, data.R, data.Lr, data.Dinv, flint.arb(t))
-        return np.array([[float(M[i, j].mid()) for j in range(M.ncols())]
-                         for i in range(M.nrows())])
+    """M(t) in floats with about 12 correct digits (relative to ‖M(t)‖), or None.
+
+    Van Loan's block exponential cancels like e^{2‖A‖t} (e^{−Aᵀt} grows while G(t) does not),
+    so 64-bit midpoints are garbage for large t when A has eigenvalues of both signs or is
+    Hurwitz: the precision starts at 64 + 2.9‖A‖t bits and doubles until every radius of
+    the arb result is below 10^-12·max|M_ij| (None past FLOAT_MAX_PREC bits).
+    """
+    prec = 64 + int(2.9 * data.norm_A * t)
+    while prec <= FLOAT_MAX_PREC:
+        with flint.ctx.workprec(prec):
+            M = m_matrix(data.A, data.R, data.Lr, data.Dinv, flint.arb(t))
+            mids = np.array([[float(M[i, j].mid()) for j in range(M.ncols())]
+                             for i in range(M.nrows())])
+            rad = max(float(x.rad()) for x in M.entries())
+        if np.all(np.isfinite(mids)) and rad <= 1e-12 * float(np.max(np.abs(mids))):
+            return mids
+        prec *= 2
+    return None
 
 
 def _lam_min(data, t) -> float:
-    with np.errstate(all="ignore"):
-        M = _m_float(data, t)
-        if not np.all(np.isfinite(M)):
-            return -math.inf
-        return float(np.linalg.eigvalsh(M)[0])
+    """λmin(M(t)) in floats; NaN when M(t) could not be evaluated accurately."""
+    M = _m_float(data, t)
+    if M is None:
+        return math.nan
+    return float(np.linalg.eigvalsh(M)[0])
 
 
-def locate_root(data: RiccatiData, horizon: float, samples: int = 400) -> float | None:
-    """A float estimate of the first t in (0, horizon] where M(t) stops being PD, or None."""
+def locate_root(data: RiccatiData, horizon: float, samples: int = 400):
+    """A float bracket (lo, hi) of the first t in (0, horizon] where M(t) stops being PD:
+    λmin(M(lo)) > 0 ≥ λmin(M(hi)), hi − lo tiny; or None (none found, or M(t) could not be
+    evaluated accurately)."""
     if data.Lr is None:
         return None
     scale = np.linalg.norm(data.Rf, 2) * np.linalg.norm(np.linalg.inv(data.Dinvf), 2) + 1e-300
     if data.monotone:
         lo, hi = 0.0, min(horizon, 0.25 / scale)
-        while _lam_min(data, hi) > 0:
+        while True:
+            lam = _lam_min(data, hi)
+            if math.isnan(lam):
+                return None
+            if lam <= 0:
+                break
             lo, hi = hi, 2 * hi
             if lo >= horizon:
                 return None
@@ -140,21 +168,25 @@ def locate_root(data: RiccatiData, horizon: float, samples: int = 400) -> float 
         grid = np.unique(np.concatenate([grid, np.geomspace(1e-6 / scale, horizon, samples)]))
         prev = 0.0
         for t in grid[1:]:
-            if _lam_min(data, float(t)) <= 0:
+            lam = _lam_min(data, float(t))
+            if math.isnan(lam):
+                return None
+            if lam <= 0:
                 lo, hi = prev, float(t)
                 break
             prev = float(t)
         else:
             return None
-    for _ in range(200):
+    while hi - lo > 1e-10 * hi:
         mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        if _lam_min(data, mid) > 0:
+        lam = _lam_min(data, mid)
+        if math.isnan(lam):
+            return None
+        if lam > 0:
             lo = mid
         else:
             hi = mid
-    return 0.5 * (lo + hi)
+    return lo, hi
 
 
 # --- high-precision Newton ---------------------------------------------------------------------
@@ -190,27 +222,65 @@ def _mpf_fmpq(x) -> flint.fmpq:
     return flint.fmpq(f.numerator, f.denominator)
 
 
+def _widen(data, lo, hi, prec):
+    """The float bracket made valid at ``prec`` bits: λmin(M(lo)) > 0 ≥ λmin(M(hi))."""
+    w = hi - lo
+    for _ in range(40):
+        if lo <= 0 or _lam_q(data, lo, prec)[0] > 0:
+            break
+        lo, w = max(lo - w, mpmath.mpf(0)), 2 * w
+    w = hi - lo
+    for _ in range(40):
+        if _lam_q(data, hi, prec)[0] <= 0:
+            break
+        hi, w = hi + w, 2 * w
+    return lo, hi
+
+
 def first_root(data: RiccatiData, digits: int = 30, horizon: float = 1e4,
                t_float: float | None = None) -> Root | None:
-    """T* to ``digits`` significant digits (high-precision Newton from a float estimate)."""
+    """T* to ``digits`` significant digits (high-precision Newton from a float estimate).
+
+    Newton's method on λmin(M(t)) is safeguarded: with a float bracket from
+    :func:`locate_root` every iterate that leaves the bracket is replaced by bisection (the
+    bracket is updated by the sign of λmin at the working precision); with a given
+    ``t_float`` (a closed form's value) a step longer than |t|/2 is a failure (None).
+    """
+    bracket = None
     if t_float is None:
-        t_float = locate_root(data, horizon)
-    if t_float is None:
-        return None
-    prec = int((digits + 20) * 3.33) + 32 + int(3 * np.linalg.norm(data.Af, 2) * t_float)
+        bracket = locate_root(data, horizon)
+        if bracket is None:
+            return None
+        t_float = 0.5 * (bracket[0] + bracket[1])
+    prec = int((digits + 20) * 3.33) + 32 + int(3 * data.norm_A * t_float)
     with flint.ctx.workprec(prec), mpmath.workprec(prec):
         t = mpmath.mpf(t_float)
+        lo, hi = None, None
+        if bracket is not None:
+            lo, hi = _widen(data, mpmath.mpf(bracket[0]), mpmath.mpf(bracket[1]), prec)
         tol = mpmath.mpf(10) ** (-(digits + 6)) * max(1, abs(t))
         step, n = mpmath.mpf(1), 0
-        for n in range(1, 60):
+        for n in range(1, 80):
             lam, q, slope, _ = _lam_q(data, t, prec)
-            if slope >= 0:
+            if lo is not None:
+                if lam > 0:
+                    lo = max(lo, t)
+                else:
+                    hi = min(hi, t)
+            if slope >= 0 and lo is None:
                 return None
-            step = lam / slope
-            t = t - step
+            new = t - lam / slope if slope < 0 else None
+            if lo is None:
+                if abs(new - t) > abs(t) / 2:
+                    return None
+            elif new is None or not lo <= new <= hi:
+                new = (lo + hi) / 2
+            step, t = new - t, new
             if abs(step) < tol:
                 break
         lam, q, slope, _ = _lam_q(data, t, prec)
+        if slope >= 0:
+            return None
         return Root(+t, prec, tuple(q[i] for i in range(q.rows)), slope, n, abs(step))
 
 
@@ -292,3 +362,32 @@ def predicted_residue(data: RiccatiData, root: Root):
         _, q, slope, E = _lam_q(data, root.t_star, root.prec)
         w = _arb_to_mp(E * flint.arb_mat(data.Lr)) * q
         return sum(w[i] ** 2 for i in range(w.rows)) / (-slope)
+
+
+# --- exact Lyapunov structure -------------------------------------------------------------------
+def lyapunov(A, Q):
+    """X with AᵀX + XA = −Q exactly (fmpq), or None if the operator is singular."""
+    d = A.nrows()
+    n = d * d
+    K = flint.fmpq_mat(n, n)
+    rhs = flint.fmpq_mat(n, 1)
+    for i in range(d):
+        for j in range(d):
+            row = i * d + j
+            rhs[row, 0] = -Q[i, j]
+            for k in range(d):
+                K[row, k * d + j] += A[k, i]      # (AᵀX)_ij = Σ_k A_ki X_kj
+                K[row, i * d + k] += A[k, j]      # (XA)_ij = Σ_k X_ik A_kj
+    try:
+        x = K.solve(rhs)
+    except (ZeroDivisionError, ValueError):
+        return None
+    return flint.fmpq_mat(d, d, [x[k, 0] for k in range(n)])
+
+
+def hurwitz(A) -> bool:
+    """A Hurwitz ⇔ AᵀX + XA = −I has a solution X ≻ 0 (Lyapunov), decided exactly."""
+    d = A.nrows()
+    I = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
+    X = lyapunov(A, I)
+    return X is not None and ldl_positive_definite((X + X.transpose()) / 2)[0]

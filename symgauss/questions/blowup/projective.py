@@ -23,6 +23,7 @@ import math
 
 import flint
 import mpmath
+import numpy as np
 
 from symgauss.integrate.high_precision import arb_matrix, horner
 
@@ -113,3 +114,70 @@ def projective_t_star(problem, digits: int = 30, weight: int = 0, max_steps: int
                 m, e = T.man_exp()
                 return mpmath.mpf((int(m), int(e))), steps
         return None, steps
+
+
+def _series_float(A, heads, W, S, u, order):
+    """Taylor coefficients (Σ̂_k, u_k, t_k) of the projective field in float64 (numpy)."""
+    d = S.shape[0]
+    Sc = np.zeros((order + 1, d, d))
+    uc, tc, wl, gs = np.zeros(order + 1), np.zeros(order + 1), np.zeros(order), np.zeros(order)
+    VS = np.zeros((len(heads), order + 1, d, d))      # V_h Σ̂_j B_h
+    Sc[0], uc[0] = S, u
+    for h, (V, B) in enumerate(heads):
+        VS[h, 0] = V @ S @ B
+    for k in range(order):
+        rev = Sc[k::-1]                                 # Σ̂_k, …, Σ̂_0
+        gs[k] = 2.0 * float(np.sum(W * (A @ Sc[k])))   # tr(W(AΣ̂ + Σ̂Aᵀ)), W symmetric
+        P = (VS[:, :k + 1] @ rev).sum(axis=(0, 1))
+        q = 2.0 * float(np.sum(W * P))
+        wl[k] = float(np.dot(uc[:k + 1], gs[k::-1])) + q
+        uL = A @ np.tensordot(uc[:k + 1], rev, axes=1)
+        Sw = np.tensordot(wl[k::-1], Sc[:k + 1], axes=1)
+        uw = float(np.dot(uc[:k + 1], wl[k::-1]))
+        Sc[k + 1] = (uL + uL.T + P + P.T - Sw) / (k + 1)
+        uc[k + 1] = -uw / (k + 1)
+        tc[k + 1] = uc[k] / (k + 1)
+        for h, (V, B) in enumerate(heads):
+            VS[h, k + 1] = V @ Sc[k + 1] @ B
+    return Sc, uc, tc
+
+
+def projective_float(problem, order: int = 20, max_steps: int = 400):
+    """(T*, tr C, steps) from the projective system in float64, W = I, or (None, None, steps).
+
+    A quick cross-check of T* by the moment ODE itself (desingularised; level *float*).
+    Near the blow-up Σ ≈ C/(T* − t), so u = 1/trΣ ≈ (T* − t)/tr C and tr C = 1/q at u = 0.
+
+    >>> from symgauss import Problem
+    >>> t, trc, _ = projective_float(Problem(cov0=[[1, 0], [0, 1]], V=[[1, 0], [0, 2]],
+    ...                                      B=[[1, 0], [0, 1]]))
+    >>> round(t, 12), round(trc, 10)     # σ2 = 1/(1 − 4t): T* = 1/4, C = diag(0, 1/4)
+    (0.25, 0.25)
+    """
+    d = problem.d
+
+    def f(M):
+        return np.array([[float(M[i, j]) for j in range(M.shape[1])] for i in range(M.shape[0])])
+    A = f(problem.params.A)
+    heads = [(f(h.V), f(h.B)) for h in problem.params.heads]
+    W = np.eye(d)
+    S = f(problem.cov0)
+    u = 1.0 / float(np.trace(S))
+    S = S * u
+    t, tol = 0.0, 1e-17
+    for steps in range(1, max_steps + 1):
+        Sc, uc, tc = _series_float(A, heads, W, S, u, order)
+        lg = np.log(np.maximum(np.maximum(np.abs(Sc).max(axis=(1, 2)), np.abs(uc)), 1e-300))
+        h = min(math.exp((math.log(tol) - lg[k]) / k) for k in (order - 1, order))
+        h = min(h, 1e6)
+        powers = h ** np.arange(order + 1)
+        S = np.tensordot(powers, Sc, axes=1)
+        u = float(np.dot(powers, uc))
+        t = t + float(np.dot(powers, tc))
+        if not (u > 0 and math.isfinite(t)):
+            return None, None, steps
+        q = sum(2.0 * float(np.sum(W * (V @ S @ B @ S))) for V, B in heads)
+        g = 2.0 * float(np.sum(W * (A @ S)))
+        if q > 0 and u * (1 + abs(g)) < 1e-10 * q:
+            return t + u / q, 1.0 / q, steps
+    return None, None, max_steps

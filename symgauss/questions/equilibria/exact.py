@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import flint
-import numpy as np
 
 from symgauss.kernel.read import mat_text, vec_text
 from symgauss.model.linearise import exact_params
@@ -21,15 +20,42 @@ def exact_equilibrium(problem, S, decide=True) -> Equilibrium:
                            stab.status), S, None, stab)
 
 
+def linear_flow_stability(problem):
+    """Stability of an equilibrium when the flow near it is Δ' = AΔ + ΔAᵀ + (quadratic terms):
+    decided exactly from the spectrum of A (:func:`symgauss.questions.stability.spectrum.abscissa`).
+
+    max Re λ(A) < 0: locally exponentially stable; > 0: unstable (the linearisation has the
+    eigenvalue 2 Re λ, with a positive semidefinite eigen-direction Re(vv*)); = 0: when every
+    V_hΣB_h ≡ 0 the flow is linear, Σ(t) = e^{At}Σ0e^{Aᵀt}, stable (not asymptotically) iff the
+    imaginary-axis eigenvalues are semisimple, else unstable; with quadratic terms undecided.
+    """
+    from symgauss.questions.stability.local import StabilityResult
+    from symgauss.questions.stability.spectrum import abscissa
+    p = exact_params(problem.params)
+    ab = abscissa(p.A)
+    if ab.sign < 0:
+        return StabilityResult("verified", f"A: {ab.reason}; the linearisation Δ ↦ AΔ + ΔAᵀ is "
+                               "Hurwitz: locally exponentially stable", "exact")
+    if ab.sign > 0:
+        return StabilityResult("refuted", f"A: {ab.reason}; the linearisation Δ ↦ AΔ + ΔAᵀ has "
+                               "the eigenvalue 2·Re λ > 0: unstable", "exact")
+    if all(V == V * 0 or B == B * 0 for V, B in p.heads):
+        if ab.semisimple:
+            return StabilityResult("verified", f"V_hΣB_h ≡ 0, so Σ(t) = e^(At)Σ0e^(Aᵀt); A: "
+                                   f"{ab.reason}: e^(At) stays bounded — stable, not "
+                                   "asymptotically", "exact")
+        return StabilityResult("refuted", f"V_hΣB_h ≡ 0, so Σ(t) = e^(At)Σ0e^(Aᵀt); A: "
+                               f"{ab.reason}: e^(At) grows polynomially — unstable", "exact")
+    return StabilityResult("undecided", f"A: {ab.reason}; the linearisation does not decide "
+                           "and the quadratic terms are not analysed")
+
+
 def zero_equilibrium(problem) -> Equilibrium:
-    """Σ = 0: linearisation Δ ↦ AΔ + ΔAᵀ, stable iff A is Hurwitz (decided exactly)."""
-    from symgauss.kernel.equations import hurwitz_det
+    """Σ = 0 (rank 0): its linearisation is Δ ↦ AΔ + ΔAᵀ; stability by :func:`linear_flow_stability`."""
     d = problem.d
-    A = exact_params(problem.params).A
-    hur = all(hurwitz_det(A, k) > 0 for k in range(1, d + 1))
-    eig = float(np.max(np.linalg.eigvals(np.array(A.tolist(), dtype=float)).real))
-    stable = True if hur else (False if eig > 1e-9 else None)
+    stab = linear_flow_stability(problem)
     m = mean_fixed_point(problem.params, flint.fmpq_mat(d, d))
     return Equilibrium(tuple(tuple(r) for r in mat_text(flint.fmpq_mat(d, d))),
-                       tuple(vec_text(m)) if m is not None else None, 0, "exact", stable,
-                       flint.fmpq_mat(d, d))
+                       tuple(vec_text(m)) if m is not None else None, 0, "exact",
+                       {"verified": True, "refuted": False}.get(stab.status),
+                       flint.fmpq_mat(d, d), None, stab)

@@ -342,6 +342,15 @@ def solve_d2(problem, *, digits: int = 30) -> ExactSolveResult:
         status, scope = status2, reason
     if status != "solved" or fs is None:
         return ExactSolveResult(status, reason)
+    sols = real_solutions(fs, p, s, digits)
+    return ExactSolveResult("solved", scope, tuple(sols), p.degree(),
+                            scope != "all real solutions, exactly")
+
+
+def real_solutions(fs, p, s, digits) -> list:
+    """Every real solution of the shape-position system {v − f_v(w), p(w)}, exactly, as
+    :class:`RealSolution` (positive definite and highest rank first)."""
+    from symgauss.kernel.exact import is_psd, rank
     sols = []
     for q, _ in sp.factor_list(p)[1]:
         q = sp.Poly(q, p.gen)
@@ -350,15 +359,12 @@ def solve_d2(problem, *, digits: int = 30) -> ExactSolveResult:
             r = -b / a
             entries = tuple(_fr(fs[v].eval(r)) for v in s)
             S = [[entries[0], entries[1]], [entries[1], entries[2]]]
-            from symgauss.kernel.exact import is_psd, rank
-            psd = is_psd(S)
-            sols.append(RealSolution(entries, psd, rank(S)))
+            sols.append(RealSolution(entries, is_psd(S), rank(S)))
             continue
         for interval, _ in q.intervals():
             sols.append(_algebraic_solution(q, interval, [fs[v] for v in s], digits))
     sols.sort(key=lambda t: (-t.rank, not t.psd))
-    return ExactSolveResult("solved", scope, tuple(sols), p.degree(),
-                            scope != "all real solutions, exactly")
+    return sols
 
 
 def _algebraic_solution(q, interval, fs, digits) -> RealSolution:
@@ -442,50 +448,42 @@ def stability_algebraic(problem, sol: RealSolution):
     return None, "the linearisation's eigenvalues are not separated from the imaginary axis"
 
 
-def _mp_cov(sol: RealSolution, digits: int):
-    import mpmath
-    import numpy as np
-    root = _root_of(sol)
-    with mpmath.workdps(digits + 15):
-        a, b, c = (mpmath.mpf(_decimal(cs, root, digits + 15)) for cs in sol.field_coeffs)
-        return np.array([[a, b], [b, c]], dtype=object)
-
-
 def _algebraic_equilibrium(problem, sol: RealSolution, digits: int):
-    from symgauss.questions.equilibria.newton import enclose, mean_mp
-    from symgauss.questions.equilibria.result import Equilibrium
+    import numpy as np
+
+    from symgauss.questions.equilibria.refine import bits_for, equilibrium_from_root, mean_ball
+    from symgauss.questions.equilibria.result import Equilibrium, arb_ball, fraction_of
     from symgauss.questions.stability.local import StabilityResult
     stable, reason = stability_algebraic(problem, sol)
-    Smp = _mp_cov(sol, digits)
+    root, prec = _root_of(sol), bits_for(digits) + 20
+    with flint.ctx.workprec(prec + 32):
+        balls = [_horner(cs, root.ball(prec)) for cs in sol.field_coeffs]
+    (a, b, c), radius = arb_ball(balls, digits)
+    mid = [fraction_of(x.mid()) for x in balls]
+    C = flint.fmpq_mat(2, 2, [flint.fmpq(mid[k].numerator, mid[k].denominator)
+                              for k in (0, 1, 1, 2)])
+    mean, mrad = mean_ball(problem.params, C, max(fraction_of(x.rad()) for x in balls), digits)
     res = StabilityResult("undecided", reason)
     if stable is True:
-        enc = enclose(problem, Smp, digits)
-        if enc is not None and enc[2].status == "verified":
-            res = enc[2]   # the same decision, with a certificate the checker re-verifies
+        enc = equilibrium_from_root(problem, np.array([[float(mid[0]), float(mid[1])],
+                                                       [float(mid[1]), float(mid[2])]]), digits)
+        if enc.level == "rigorous" and enc.stability.status == "verified":
+            res = enc.stability   # the same decision, with a certificate the checker re-verifies
         else:
             res = StabilityResult("verified", reason + " (no checkable certificate found)",
                                   "rigorous")
     elif stable is False:
         res = StabilityResult("refuted", reason, "rigorous")
-    return Equilibrium(sol.cov_text(), mean_mp(problem, Smp, digits), 2, "exact", stable,
-                       None, None, res, sol.algebraic_json())
+    return Equilibrium(((a, b), (b, c)), None if mean is None else tuple(mean), 2, "exact",
+                       stable, radius=radius, stability=res, algebraic=sol.algebraic_json(),
+                       mean_radius=mrad)
 
 
-def equilibria_d2(problem, digits: int = 30):
-    """The positive-definite equilibria of a d = 2 problem, exactly (level ``"exact"``), as
-    :class:`symgauss.questions.equilibria.search.Equilibrium` objects — or None when the exact solver does not
-    decide: too large, not in shape position, or not isolated — a positive-dimensional
-    component of the complex solution set need not meet the positive-definite cone, so isolated
-    positive-definite equilibria may still exist; the caller falls back to Newton."""
+def equilibria_of_solutions(problem, sols, digits) -> list:
+    """The positive-definite ones among exact real solutions, as Equilibrium objects."""
     from symgauss.questions.equilibria.exact import exact_equilibrium
-    try:
-        res = solve_d2(problem, digits=digits)
-    except ArithmeticError:
-        return None
-    if res.status != "solved":
-        return None
     out = []
-    for sol in res.solutions:
+    for sol in sols:
         if not (sol.psd and sol.rank == 2):
             continue
         if sol.is_rational:

@@ -12,8 +12,8 @@ from symgauss.kernel.read import vec_text
 from symgauss.model.linearise import exact_matrix, exact_params, quadratic_R_exact, svec_pairs
 
 
-def lyapunov_exact(A: flint.fmpq_mat, C: flint.fmpq_mat):
-    """The symmetric P with AᵀP + PA = C, exactly; None if the operator is singular."""
+def _lyapunov_operator(A: flint.fmpq_mat):
+    """The svec matrix of P ↦ AᵀP + PA (n×n, exact)."""
     d = A.nrows()
     pairs = svec_pairs(d)
     n = len(pairs)
@@ -23,15 +23,61 @@ def lyapunov_exact(A: flint.fmpq_mat, C: flint.fmpq_mat):
         E[i, j] = E[j, i] = 1
         X = A.transpose() * E + E * A
         cols.append([X[k, l] for k, l in pairs])
-    K = flint.fmpq_mat(n, n, [cols[c][r] for r in range(n) for c in range(n)])
+    return flint.fmpq_mat(n, n, [cols[c][r] for r in range(n) for c in range(n)])
+
+
+def _sym_of(d, v) -> flint.fmpq_mat:
+    P = flint.fmpq_mat(d, d)
+    for (i, j), x in zip(svec_pairs(d), v):
+        P[i, j] = P[j, i] = x
+    return P
+
+
+def lyapunov_exact(A: flint.fmpq_mat, C: flint.fmpq_mat):
+    """The symmetric P with AᵀP + PA = C, exactly; None if the operator is singular."""
+    d = A.nrows()
     try:
-        x = K.solve(flint.fmpq_mat(n, 1, [C[k, l] for k, l in pairs]))
+        x = _lyapunov_operator(A).solve(
+            flint.fmpq_mat(len(svec_pairs(d)), 1, [C[k, l] for k, l in svec_pairs(d)]))
     except ZeroDivisionError:
         return None
-    P = flint.fmpq_mat(d, d)
-    for (i, j), v in zip(pairs, x.entries()):
-        P[i, j] = P[j, i] = v
-    return P
+    return _sym_of(d, x.entries())
+
+
+def lyapunov_solution_set(A: flint.fmpq_mat, C: flint.fmpq_mat):
+    """Every symmetric P with AᵀP + PA = C: (P0, [K_1, …]) meaning P0 + span{K_k}, exactly
+    (reduced row echelon form over ℚ), or None when there is no solution.
+
+    >>> rot = flint.fmpq_mat(2, 2, [0, 1, -1, 0])       # AᵀP + PA = 0 ⇔ P = tI
+    >>> P0, Ks = lyapunov_solution_set(rot, flint.fmpq_mat(2, 2))
+    >>> P0.tolist(), [K.tolist() for K in Ks]
+    ([[0, 0], [0, 0]], [[[1, 0], [0, 1]]])
+    """
+    d = A.nrows()
+    pairs = svec_pairs(d)
+    n = len(pairs)
+    K = _lyapunov_operator(A)
+    aug = flint.fmpq_mat(n, n + 1, [K[r, c] if c < n else C[pairs[r][0], pairs[r][1]]
+                                    for r in range(n) for c in range(n + 1)])
+    R, rank = aug.rref()
+    pivots = []
+    for r in range(rank):
+        c = next(c for c in range(n + 1) if R[r, c] != 0)
+        if c == n:
+            return None           # inconsistent: 0 = 1
+        pivots.append(c)
+    free = [c for c in range(n) if c not in pivots]
+    x0 = [flint.fmpq(0)] * n
+    for r, c in enumerate(pivots):
+        x0[c] = R[r, n]
+    basis = []
+    for f in free:
+        v = [flint.fmpq(0)] * n
+        v[f] = flint.fmpq(1)
+        for r, c in enumerate(pivots):
+            v[c] = -R[r, f]
+        basis.append(_sym_of(d, v))
+    return _sym_of(d, x0), basis
 
 
 def mean_matrix(params, S: flint.fmpq_mat) -> flint.fmpq_mat:
@@ -65,11 +111,20 @@ def bias_for_mean(params, S, m_star) -> list:
 
 # --- exact: quadratic term ΣRΣ -------------------------------------------------------------------
 def structured_equilibria(problem):
+    """Every V_h = v_h I: Σ ≻ 0 is an equilibrium ⇔ P = Σ⁻¹ ≻ 0 solves AᵀP + PA = −R.
+
+    Returns ``("isolated", [Σ*])`` / ``("isolated", [])`` when the Lyapunov operator is
+    invertible (the unique P is, or is not, ≻ 0), ``("none", [])`` when the equation has no
+    solution, and ``("affine", (P0, [K…]))`` when the solutions form P0 + span{K_k} (a continuum:
+    :mod:`symgauss.questions.equilibria.families`)."""
     p = exact_params(problem.params)
     R = quadratic_R_exact(p)
-    P = lyapunov_exact(p.A, -R)
-    if P is None:
-        return None  # the Lyapunov operator is singular: fall back to the general search
-    if not ldl_positive_definite(P)[0]:
-        return []    # the unique solution is not ≻ 0: no positive-definite equilibrium
-    return [P.inv()]
+    sols = lyapunov_solution_set(p.A, -R)
+    if sols is None:
+        return "none", []
+    P0, Ks = sols
+    if Ks:
+        return "affine", (P0, Ks)
+    if not ldl_positive_definite(P0)[0]:
+        return "isolated", []     # the unique solution is not ≻ 0: no positive-definite one
+    return "isolated", [P0.inv()]

@@ -1,166 +1,195 @@
-"""General V: Newton in svec coordinates, refined at high precision, enclosed exactly.
+"""Untrusted float search for equilibria: Newton in svec coordinates (numpy), from many starts.
 
-Newton from several starts in floats, refined with mpmath to the requested digits; then an
-existence-and-uniqueness proof in a max-norm ball by the kernel's exact Newton–Kantorovich
-bounds (level ``rigorous``); without that proof the refined point is only ``high-precision``.
+F(Σ) = MΣ + ΣMᵀ, M = A + Σ_h V_hΣB_h, in svec coordinates (entries i ≤ j, as
+:mod:`symgauss.model.linearise`); the Jacobian is built in one broadcast from
+
+    vec(MΔ + ΔMᵀ + Σ_h(V_hΔB_hΣ + ΣB_hᵀΔV_hᵀ)) = (M⊗I + I⊗M + Σ_h(V_h⊗ΣB_hᵀ + ΣB_hᵀ⊗V_h)) vec Δ.
+
+Newton is damped (backtracking on the residual) and *deflated* (Farrell, Birkisson & Funke
+2015): once roots r_k are known — Σ = 0 from the start — the step is that of
+F(x)·∏_k(1/‖x − r_k‖² + 1), which repels the iteration from them, so one start can give several
+roots. Starts: cov0, multiples of I at the problem's scale ‖A‖/Σ‖V_h‖‖B_h‖, the Lyapunov
+guesses of :mod:`.lyapunov` with V_h replaced by multiples of I, and seeded random ones; then
+Newton homotopies (:mod:`.homotopy`). Everything here only proposes: the roots are refined and
+proved (or labelled) by :mod:`.refine`.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
-import flint
 import numpy as np
 
-from symgauss.model.linearise import (
-    exact_matrix,
-    exact_params,
-    linearisation_num,
-    numeric_params,
-    residual_exact,
-    residual_num,
-    smat,
-    svec,
-)
+from symgauss.model.linearise import numeric_params
 
 
-# --- general: Newton + exact Newton–Kantorovich ------------------------------------------------
-def _starts(problem, A, heads, rng):
-    d = problem.d
-    out = [np.array([[float(problem.cov0[i, j]) for j in range(d)] for i in range(d)])]
-    out += [c * np.eye(d) for c in (0.1, 0.5, 1.0, 2.0, 10.0)]
-    try:  # structured guess: V_h replaced by its mean eigenvalue
-        import warnings
+class FloatSystem:
+    """F and its Jacobian in svec coordinates for one problem, in floats."""
 
-        from scipy.linalg import solve_continuous_lyapunov
-        R = sum((np.trace(V) / d) * (B + B.T) for V, B in heads)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            P = solve_continuous_lyapunov(A.T, -R)
-        if np.all(np.linalg.eigvalsh((P + P.T) / 2) > 0):
-            out.append(np.linalg.inv((P + P.T) / 2))
-    except (np.linalg.LinAlgError, ValueError):
-        pass
-    for _ in range(6):
-        G = rng.standard_normal((d, d))
-        out.append(G @ G.T + 0.1 * np.eye(d))
+    def __init__(self, A, heads):
+        self.A = np.asarray(A, dtype=float)
+        self.heads = [(np.asarray(V, dtype=float), np.asarray(B, dtype=float)) for V, B in heads]
+        d = self.d = self.A.shape[0]
+        pairs = [(i, j) for i in range(d) for j in range(i, d)]
+        self.n = len(pairs)
+        self.iu = (np.array([p[0] for p in pairs], dtype=int),
+                   np.array([p[1] for p in pairs], dtype=int))
+        self.rows = np.array([i * d + j for i, j in pairs], dtype=int)
+        self.cji = np.array([j * d + i for i, j in pairs], dtype=int)
+        self.off = np.array([float(i != j) for i, j in pairs])
+        self.eye = np.eye(d)
+        qs = sum(np.linalg.norm(V, 2) * np.linalg.norm(B, 2) for V, B in self.heads)
+        a = np.linalg.norm(self.A, 2)
+        self.scale = float(a / qs) if qs > 0 and a > 0 else 1.0   # where AΣ ~ VΣBΣ
+        self.coef = float(a + qs) or 1.0   # |F(Σ)| ≲ coef·(1 + |Σ|)²
+
+    @classmethod
+    def of(cls, problem) -> "FloatSystem":
+        A, heads, _ = numeric_params(problem.params, float)
+        return cls(A, heads)
+
+    def smat(self, x):
+        S = np.zeros((self.d, self.d), dtype=np.asarray(x).dtype)
+        S[self.iu] = x
+        S.T[self.iu] = x
+        return S
+
+    def svec(self, S):
+        return np.asarray(S)[self.iu]
+
+    def _M(self, S):
+        M = self.A.astype(S.dtype)
+        for V, B in self.heads:
+            M = M + V @ S @ B
+        return M
+
+    def F(self, x):
+        S = self.smat(x)
+        R = self._M(S) @ S
+        return (R + R.T)[self.iu]
+
+    def J(self, x):
+        S = self.smat(x)
+        M, eye, d = self._M(S), self.eye, self.d
+        K = M[:, None, :, None] * eye[None, :, None, :] + eye[:, None, :, None] * M[None, :, None, :]
+        for V, B in self.heads:
+            T = S @ B.T
+            K = K + V[:, None, :, None] * T[None, :, None, :] + T[:, None, :, None] * V[None, :, None, :]
+        K = K.reshape(d * d, d * d)[self.rows]
+        return K[:, self.rows] + K[:, self.cji] * self.off
+
+
+def solve(J, r):
+    """J⁻¹r; above n = 64 by LAPACK through scipy (numpy's threaded OpenBLAS solve was 50×
+    slower for n ≈ 100 on a busy 2-core machine); numpy.linalg.LinAlgError when J is singular."""
+    if J.shape[0] <= 64:   # small: numpy's solve, without scipy's per-call overhead
+        x = np.linalg.solve(J, r)
+        if not np.all(np.isfinite(x)):
+            raise np.linalg.LinAlgError("singular matrix")
+        return x
+    import warnings
+
+    from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LinAlgWarning)
+        try:
+            lu = lu_factor(J, check_finite=False)
+        except (LinAlgWarning, ValueError) as exc:
+            raise np.linalg.LinAlgError(str(exc)) from None
+    if not np.all(np.isfinite(lu[0])) or np.min(np.abs(np.diag(lu[0]))) == 0:
+        raise np.linalg.LinAlgError("singular matrix")
+    return lu_solve(lu, r, check_finite=False)
+
+
+def _merit(x, f, roots):
+    m = float(np.linalg.norm(f))
+    for r in roots:
+        e = x - r
+        m *= 1.0 / max(float(e @ e), 1e-150) + 1.0
+    return m
+
+
+def _lstsq(J, r):
+    from scipy.linalg import lstsq
+    return lstsq(J, r, cond=1e-12, check_finite=False)[0]
+
+
+def newton(fs: FloatSystem, x, roots=(), iters: int = 60, *, lstsq: bool = False):
+    """Damped Newton from x, deflated by ``roots``; the root (svec) or None.
+
+    Gives up when the (deflated) residual has not halved in 8 iterations or far away; a
+    numerically singular Jacobian (a continuum of roots) gets a minimum-norm step (least
+    squares), as every step does with ``lstsq``.
+    """
+    x = np.array(x, dtype=float)
+    f = fs.F(x)
+    cur = _merit(x, f, roots)
+    hist = [cur]
+    for _ in range(iters):
+        J = fs.J(x)
+        try:
+            dx = _lstsq(J, -f) if lstsq else solve(J, -f)
+            if not np.max(np.abs(dx)) < 1e8 * (1 + np.max(np.abs(x))):
+                raise np.linalg.LinAlgError("a numerically singular Jacobian")
+        except np.linalg.LinAlgError:   # singular (e.g. on a continuum): minimum-norm step
+            try:
+                dx = _lstsq(J, -f)
+            except (np.linalg.LinAlgError, ValueError):
+                return None
+        if roots:  # the deflated step: dx / (1 − ∇log m · dx)  (Sherman–Morrison)
+            g = np.zeros_like(x)
+            for r in roots:
+                e = x - r
+                q = max(float(e @ e), 1e-150)
+                g -= 2 * e / (q * q) / (1 / q + 1)
+            den = 1.0 - float(g @ dx)
+            if abs(den) > 1e-12:
+                dx = dx / den
+        t = 1.0
+        while True:
+            xn = x + t * dx
+            fn = fs.F(xn)
+            mn = _merit(xn, fn, roots)
+            if (np.isfinite(mn) and mn < (1 - t / 4) * cur) or t < 1 / 64:
+                break
+            t /= 2
+        if not np.all(np.isfinite(xn)) or np.max(np.abs(xn)) > 1e12 * (1 + fs.scale):
+            return None
+        x, f, cur = xn, fn, mn
+        hist.append(cur)
+        if np.max(np.abs(t * dx)) <= 1e-14 * (1 + np.max(np.abs(x))):
+            return x
+        if len(hist) > 8 and not hist[-1] < 0.5 * hist[-9]:
+            return None
+    return None
+
+
+def lyapunov_guesses(fs: FloatSystem) -> list:
+    """Σ = P⁻¹ with AᵀP + PA = −Σ_h v_h(B_h + B_hᵀ), v_h the mean / extreme real parts of the
+    eigenvalues of V_h: the exact equilibrium when every V_h = v_h I, a guess otherwise."""
+    import warnings
+
+    from scipy.linalg import solve_continuous_lyapunov
+    out = []
+    for pick in (np.mean, np.min, np.max):
+        R = np.zeros((fs.d, fs.d))
+        for V, B in fs.heads:
+            R += pick(np.linalg.eigvals(V).real) * (B + B.T)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                P = solve_continuous_lyapunov(fs.A.T, -R)
+            P = (P + P.T) / 2
+            if np.all(np.isfinite(P)) and np.all(np.linalg.eigvalsh(P) > 0):
+                out.append(np.linalg.inv(P))
+        except (np.linalg.LinAlgError, ValueError):
+            pass
     return out
 
 
-def _newton_float(A, heads, S, iters=60):
-    d = S.shape[0]
-    x = np.array(svec(S.tolist()), dtype=float)
-    for _ in range(iters):
-        Sm = np.array(smat(x, d, 0.0))
-        F = np.array(svec(residual_num(A, heads, Sm).tolist()))
-        try:
-            dx = np.linalg.solve(linearisation_num(A, heads, Sm), -F)
-        except np.linalg.LinAlgError:
-            return None
-        x = x + dx
-        if not np.all(np.isfinite(x)) or np.max(np.abs(x)) > 1e12:
-            return None
-        if np.max(np.abs(dx)) <= 1e-14 * (1 + np.max(np.abs(x))):
-            return np.array(smat(x, d, 0.0))
-    return None
-
-
-def _newton_mp(params, S, digits):
-    """Newton refinement at high precision; None where the linearisation is singular."""
-    import mpmath
-    d = S.shape[0]
-    with mpmath.workdps(digits + 15):
-        A, heads, _ = numeric_params(params, lambda v: mpmath.mpf(int(v.p)) / int(v.q))
-        x = [mpmath.mpf(v) for v in svec(S.tolist())]
-        for _ in range(40):
-            Sm = np.array(smat(x, d, mpmath.mpf(0)), dtype=object)
-            F = mpmath.matrix(svec(residual_num(A, heads, Sm).tolist()))
-            J = mpmath.matrix(linearisation_num(A, heads, Sm).tolist())
-            try:
-                dx = mpmath.lu_solve(J, -F)
-            except ZeroDivisionError:  # singular linearisation: not an isolated equilibrium
-                return None
-            x = [a + b for a, b in zip(x, dx)]
-            if mpmath.norm(dx, mpmath.inf) <= mpmath.mpf(10) ** (-digits - 8) * (
-                    1 + mpmath.norm(mpmath.matrix(x), mpmath.inf)):
-                break
-        return np.array(smat(x, d, mpmath.mpf(0)), dtype=object)
-
-
-def _mp_to_fmpq(x, bits) -> flint.fmpq:
-    import mpmath
-    with mpmath.workprec(bits + 64):
-        k = int(mpmath.nint(mpmath.ldexp(x, bits)))
-    return flint.fmpq(k, flint.fmpz(2) ** bits)
-
-
-def enclose(problem, Smp, digits):
-    """(center, radius, Y, StabilityResult) proved by the checker, or None."""
-    from symgauss.kernel.kinds.stability import enclosure
-    from symgauss.kernel.verdict import NotProved
-    from symgauss.questions.stability.local import stability_of_enclosure
-    d = Smp.shape[0]
-    bits = int(digits * 3.33) + 8
-    C = flint.fmpq_mat(d, d, [_mp_to_fmpq(v, bits) for v in Smp.ravel()])
-    Jf = linearisation_num(*numeric_params(problem.params, float)[:2],
-                           np.array([[float(v) for v in r] for r in Smp]))
-    try:
-        Yf = np.linalg.inv(Jf)
-    except np.linalg.LinAlgError:
-        return None
-    n = Jf.shape[0]
-    e = 52 - int(np.frexp(max(float(np.max(np.abs(Yf))), 1e-300))[1])
-    Y = flint.fmpq_mat(n, n, [flint.fmpq(int(round(np.ldexp(v, e)))) / flint.fmpq(2) ** e
-                              for v in Yf.ravel()])
-    z0 = max(abs(float(v)) for v in (Y * flint.fmpq_mat(n, 1, svec(residual_exact(
-        problem.params, C).tolist()))).entries())
-    radius = Fraction(max(4 * z0, 2.0 ** (-bits + 2)))  # a float: an exact dyadic
-    p = exact_params(problem.params)
-    for _ in range(6):
-        try:
-            enclosure(p, C, flint.fmpq(radius.numerator, radius.denominator), Y)
-        except NotProved:
-            radius *= 64
-            continue
-        return C, radius, stability_of_enclosure(problem, C, radius, Y)
-    return None
-
-
-def newton_candidates(problem, digits):
-    A, heads, _ = numeric_params(problem.params, float)
-    rng = np.random.default_rng(20240601)
-    found = []
-    for S0 in _starts(problem, A, heads, rng):
-        S = _newton_float(A, heads, S0)
-        if S is None or not np.all(np.linalg.eigvalsh(S) > 1e-10 * max(1, np.max(np.abs(S)))):
-            continue
-        if all(np.max(np.abs(S - T)) > 1e-7 * (1 + np.max(np.abs(T))) for T in found):
-            found.append(S)
-    refined = (_newton_mp(problem.params, S, digits) for S in found)
-    return [S for S in refined if S is not None]
-
-
-def try_rational(problem, Smp):
-    """A rational equilibrium close to the numerical one (small denominators), if any."""
-    d = Smp.shape[0]
-    vals = [Fraction(float(v)).limit_denominator(1000) for v in Smp.ravel()]
-    S = exact_matrix([vals[i * d:(i + 1) * d] for i in range(d)])
-    if all(v == 0 for v in residual_exact(problem.params, S).entries()):
-        return S
-    return None
-
-
-def mean_mp(problem, Smp, digits):
-    import mpmath
-    with mpmath.workdps(digits + 10):
-        A, heads, b = numeric_params(problem.params, lambda v: mpmath.mpf(int(v.p)) / int(v.q))
-        M = A + sum((V + V @ Smp @ B for V, B in heads), 0 * A)
-        try:
-            m = mpmath.lu_solve(mpmath.matrix(M.tolist()), -mpmath.matrix(b.tolist()))
-        except ZeroDivisionError:
-            return None
-        return tuple(num_text(m[i], digits) for i in range(len(m)))
-
-
-def num_text(x, digits) -> str:
-    import mpmath
-    return mpmath.nstr(x, digits, strip_zeros=False) if not isinstance(x, float) else repr(x)
+def starts(fs: FloatSystem, cov0, rng, nrand: int) -> list:
+    d, s = fs.d, fs.scale
+    out = [np.asarray(cov0, dtype=float)]
+    out += [c * s * fs.eye for c in (0.1, 0.3, 1.0, 3.0, 10.0)]
+    out += lyapunov_guesses(fs)
+    for _ in range(nrand):
+        G = rng.standard_normal((d, d))
+        out.append(s * 10 ** rng.uniform(-1, 1) * (G @ G.T / d + 0.05 * fs.eye))
+    return out

@@ -20,17 +20,25 @@ from __future__ import annotations
 from symgauss.kernel.equations import hurwitz_det
 from symgauss.kernel.errors import UnsupportedError
 from symgauss.kernel.exact import ldl_positive_definite
+from symgauss.kernel.kinds.stability import MAX_D_SVEC
 from symgauss.kernel.read import mat_text
 from symgauss.model.certificate import envelope
 from symgauss.model.linearise import exact_matrix, exact_params, quadratic_R_exact
 from symgauss.questions.stability.local import StabilityResult, checked
 
 
-def certify(problem, digits: int = 30) -> StabilityResult:
+def certify(problem, digits: int = 30, *, structured: bool = False) -> StabilityResult:
     """Certify the positive-definite equilibrium of a time-invariant problem.
 
-    Verified: a ``stable-equilibrium`` certificate. Refuted: no positive-definite equilibrium,
-    or the one(s) found are unstable (the evidence certificate is attached). Undecided otherwise.
+    For d > 12, or with ``structured=True``, the certificate has d×d witnesses
+    (:mod:`symgauss.questions.stability.structured`); otherwise svec ones.
+
+    Verified: a ``stable-equilibrium`` certificate (the kernel re-checked it). Refuted only with
+    proof: the list of positive-definite equilibria is proved complete
+    (:attr:`symgauss.questions.equilibria.result.EquilibriumSet.complete`) and none of them is
+    locally exponentially stable (each proved unstable, or on a continuum, or none exists);
+    the instability evidence certificate is attached when there is one. Undecided otherwise —
+    e.g. after a Newton search, which is not exhaustive — saying what was found and tried.
 
     >>> import symgauss as sg
     >>> res = sg.certify(sg.example("stable_diag"))
@@ -43,25 +51,37 @@ def certify(problem, digits: int = 30) -> StabilityResult:
                                "problem with 'controls' or a 'target' is a reachability question")
     if exact_params(problem.params).A.nrows() > exact_matrix(problem.cov0).rank():
         return _certify_in_range(problem, digits)
-    eqs = [e for e in find_equilibria(problem, digits=digits) if e.rank == problem.d]
-    if not eqs:
-        R = quadratic_R_exact(problem.params)
-        proved = R is not None and exact_lyapunov_solvable(problem)
-        return StabilityResult("refuted" if proved else "undecided",
-                               "no positive-definite equilibrium " + (
-            "exists (proved: the unique solution P of AᵀP + PA = −R is not positive definite, "
-            "and every Σ* ≻ 0 would give P = Σ*⁻¹)" if proved else
-            "was found (numerical Newton search from several starts; not a proof)"),
-            "exact" if proved else None)
+    if structured or problem.d > MAX_D_SVEC:  # svec certificates are checked for d ≤ 12
+        from symgauss.questions.stability.structured import certify_structured
+        return certify_structured(problem, digits)
+    found = find_equilibria(problem, digits=digits)
+    eqs = [e for e in found if e.rank == problem.d]
     results = [e.stability for e in eqs if e.stability is not None]
-    for r in results:
+    for r in sorted(results, key=lambda r: r.certificate is None):
         if r.status == "verified":
             return r
-    for r in results:
-        if r.status == "refuted":
-            return r
-    return results[0] if results else StabilityResult(
-        "undecided", "equilibria found only at high precision, without an existence proof")
+    evidence = next((r for r in results if r.status == "refuted"), None)
+    unstable = sum(1 for e in eqs if e.stability is not None and e.stability.status == "refuted")
+    what = (f"{len(eqs)} positive-definite equilibri{'um' if len(eqs) == 1 else 'a'} found "
+            f"({unstable} proved unstable), {len(found.families)} continu"
+            f"{'um' if len(found.families) == 1 else 'a'}")
+    if found.complete and unstable == len(eqs):
+        if not eqs and not found.families:
+            reason = f"no positive-definite equilibrium exists (proved: {found.method})"
+        else:
+            reason = (f"no locally exponentially stable positive-definite equilibrium exists "
+                      f"(proved: the list is complete — {found.method}; {what}; points of a "
+                      "continuum are not asymptotically stable)")
+        if evidence is not None:
+            return StabilityResult("refuted", f"{reason}; {evidence.reason}", evidence.level,
+                                   evidence.certificate)
+        return StabilityResult("refuted", reason, "exact")
+    if found.complete:
+        why = "the list is complete, but the stability of some equilibrium is undecided"
+    else:
+        why = "the search is not exhaustive, so another (stable) equilibrium may exist"
+    return StabilityResult("undecided", f"{what}; {why} ({found.method})", None,
+                           evidence.certificate if evidence is not None else None)
 
 
 def _certify_in_range(problem, digits) -> StabilityResult:
@@ -76,9 +96,15 @@ def _certify_in_range(problem, digits) -> StabilityResult:
     r = U.ncols()
     res = certify(sub, digits)
     where = f"in the invariant range of cov0 (rank {r}, reduced {r}×{r} problem): "
-    if res.status != "verified" or res.certificate["kind"] != "stable-equilibrium" or \
-            "cov" not in res.certificate["claim"]:
-        return StabilityResult(res.status, where + res.reason, res.level, res.certificate)
+    if res.status != "verified" or res.certificate is None:
+        return StabilityResult(res.status, where + res.reason, res.level,
+                               None)   # a certificate of the reduced problem is not one of this
+    if res.certificate["kind"] != "stable-equilibrium":
+        return StabilityResult("undecided", where + res.reason + " — proved for the reduced "
+                               "problem (its certificate checks), but the kernel's "
+                               "stable-equilibrium-in-range kind takes an exact reduced "
+                               "equilibrium only, so no certificate of this problem is written",
+                               None, None)
     claim = {k: v for k, v in res.certificate["claim"].items()
              if k not in ("mean", "mean_rate", "statement")}
     witness = {k: v for k, v in res.certificate["witness"].items() if k != "P_mean"}
@@ -86,13 +112,6 @@ def _certify_in_range(problem, digits) -> StabilityResult:
                     {"basis": mat_text(U), "reduced": claim}, witness, "exact",
                     notes="reduced to range(cov0) (exact), then as stable-equilibrium")
     return checked(cert, "exact")
-
-
-def exact_lyapunov_solvable(problem) -> bool:
-    """True when P ↦ AᵀP + PA is invertible (so V_h = v_h I equilibria are decided exactly)."""
-    from symgauss.questions.equilibria.lyapunov import lyapunov_exact
-    p = exact_params(problem.params)
-    return lyapunov_exact(p.A, p.A * 0) is not None
 
 
 # --- regimes of the paper ---------------------------------------------------------------------

@@ -17,7 +17,7 @@ import numpy as np
 
 from symgauss.kernel.equations import hurwitz_det
 from symgauss.kernel.exact import ldl_positive_definite, require_decay
-from symgauss.kernel.verdict import Refuted
+from symgauss.kernel.verdict import NotProved, Refuted
 from symgauss.model.linearise import to_float_matrix
 
 
@@ -56,28 +56,37 @@ def spectral_abscissa(L: np.ndarray) -> float:
     return float(np.max(np.linalg.eigvals(L).real))
 
 
-def lyapunov_witness(L: flint.fmpq_mat, rate_factor: int = 1, fraction: float = 0.9):
-    """(P, ρ) with P ≻ 0 and −(LᵀP + PL) − rate_factor·ρ·P ≻ 0 checked exactly, or None.
-
-    ``rate_factor`` is 2 for the convention of the svec operator (decay rate ρ of L itself) and 1
-    for the structured d×d matrix N (where the operator Δ ↦ NΔ + ΔNᵀ then decays at rate ρ).
-    Search: ρ₀ = fraction · (−max Re λ(L)), solve (L + ρ₀I)ᵀP + P(L + ρ₀I) = −I (scipy), round.
-    """
+def lyapunov_candidates(L: flint.fmpq_mat, rate_factor: int = 1, fraction: float = 0.9):
+    """Candidate witnesses (P, ρ), unchecked: ρ₀ = fraction · (−max Re λ(L)), P from
+    (L + ρ₀I)ᵀP + P(L + ρ₀I) = −I (scipy) rounded to dyadics — with few bits first (the exact
+    check's cost grows fast with the size of P's entries), then more, then smaller ρ₀."""
     from scipy.linalg import solve_continuous_lyapunov
     Lf = to_float_matrix(L)
     n = Lf.shape[0]
     alpha = -spectral_abscissa(Lf)
     if not alpha > 0:
-        return None
-    for frac, bits in ((fraction, 40), (fraction / 2, 52), (fraction / 4, 80)):
+        return
+    P, last = None, None
+    for frac, bits in ((fraction, 12), (fraction, 24), (fraction, 40), (fraction / 2, 52),
+                       (fraction / 4, 80)):
         rho0 = rational_below(frac * alpha)
-        a = Lf + float(rho0) * np.eye(n)
-        P = solve_continuous_lyapunov(a.T, -np.eye(n))
-        Pq = round_symmetric(P, bits)
-        rate = 2 * rho0 / rate_factor  # −(LᵀP + PL) − 2ρ₀P ≈ I
+        if rho0 != last:
+            a = Lf + float(rho0) * np.eye(n)
+            P, last = solve_continuous_lyapunov(a.T, -np.eye(n)), rho0
+        yield round_symmetric(P, bits), 2 * rho0 / rate_factor   # −(LᵀP + PL) − 2ρ₀P ≈ I
+
+
+def lyapunov_witness(L: flint.fmpq_mat, rate_factor: int = 1, fraction: float = 0.9):
+    """(P, ρ) with P ≻ 0 and −(LᵀP + PL) − rate_factor·ρ·P ≻ 0 checked exactly, or None.
+
+    ``rate_factor`` is 2 for the convention of the svec operator (decay rate ρ of L itself) and 1
+    for the structured d×d matrix N (where the operator Δ ↦ NΔ + ΔNᵀ then decays at rate ρ).
+    Candidates from :func:`lyapunov_candidates`.
+    """
+    for Pq, rate in lyapunov_candidates(L, rate_factor, fraction):
         try:
-            require_decay(L, Pq, _q(2 * rho0), "L")
-        except Refuted:
+            require_decay(L, Pq, _q(rate * rate_factor), "L")
+        except (NotProved, Refuted):
             continue
         return Pq, rate
     return None
@@ -161,6 +170,6 @@ def common_lyapunov(matrices, rate, *, cap: float = 1e4):
     try:
         for L in mats:
             require_decay(L, Pq, _q(2 * rate), "L")
-    except Refuted:
+    except (NotProved, Refuted):
         return None
     return Pq, float(t.value)
