@@ -427,14 +427,22 @@ def test_rigorous_instability_by_inertia():
 
 
 @pytest.mark.slow
-def test_beyond_the_kernel_size_limit_no_certificate_is_claimed():
-    """d = 13 > the kernel's limit for svec certificates: stability is decided exactly but no
-    certificate is written, and certify says so instead of writing one the kernel rejects."""
+def test_beyond_the_kernel_size_limit_no_svec_certificate_is_claimed():
+    """d = 13 > the kernel's limit for svec certificates: the equilibrium search decides
+    stability but writes no svec certificate (it says so), and certify takes the d×d route,
+    whose certificate the kernel verifies."""
+    from symgauss.kernel.checker import check_certificate
     from symgauss.questions.equilibria.designed import designed_problem
+    from symgauss.questions.equilibria.search import find_equilibria
     from symgauss.questions.stability.local import certifiable
     assert not certifiable("stable-equilibrium", 13) and certifiable("stable-equilibrium", 12)
     p, S = designed_problem(13, seed=1)
+    found = [e for e in find_equilibria(p, digits=20) if e.rank == 13]
+    assert found and all(e.stability.certificate is None and "size limit" in e.stability.reason
+                         for e in found if e.stability is not None)
     res = certify(p)
-    assert res.certificate is None and "size limit" in res.reason
     L = to_float_matrix(linearisation_exact(p.params, S))
-    assert (res.status == "verified") is bool(np.max(np.linalg.eigvals(L).real) < 0)
+    assert np.max(np.linalg.eigvals(L).real) < 0  # the designed Σ* is stable
+    assert res.status == "verified", res.reason
+    assert res.certificate["kind"].startswith("stable-equilibrium-structured")
+    assert check_certificate(res.certificate).status == "verified"
