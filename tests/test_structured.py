@@ -70,7 +70,7 @@ def abscissa(problem, S):
 
 def exact_cert(problem, S, Q, rate):
     return envelope("stable-equilibrium-structured", problem,
-                    {"cov": mat_text(S), "rate": str(rate)}, {"Q": Q}, "exact")
+                    {"cov": mat_text(S), "rate": str(rate)}, {"Q": Q}, "rigorous")
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ def test_the_kernel_proves_the_margin_and_no_more(d6):
     assert 0 < m < -abscissa(p, Sf)
     below, above = (Fraction(f * m).limit_denominator(10 ** 6) for f in (0.99, 1.01))
     v = check_certificate(exact_cert(p, S, Q, below))
-    assert v.status == "verified" and v.level == "exact", v.reason
+    assert v.status == "verified" and v.level == "rigorous", v.reason
     v = check_certificate(exact_cert(p, S, Q, above))
     assert v.status == "not-proved", v.reason     # a weak witness is never a refutation
 
@@ -109,14 +109,14 @@ def test_tampering_never_verifies(d6):
     asym["witness"]["Q"][0][1] = "12345"
     assert check_certificate(asym).status == "invalid"
     lvl = copy.deepcopy(c)
-    lvl["level"] = "rigorous"
+    lvl["level"] = "exact"
     assert check_certificate(lvl).status == "invalid"
 
 
 def test_the_route_certifies_exact_and_enclosed_equilibria():
     p, S = designed(5, 0.3, seed=1)
     res = certify_structured(p)
-    assert res.status == "verified" and res.level == "exact"
+    assert res.status == "verified" and res.level == "rigorous"
     assert res.certificate["claim"]["cov"] == mat_text(S)
     rate = float(Fraction(res.certificate["claim"]["rate"]))
     assert 0 < rate <= -abscissa(p, floats(S.tolist()))

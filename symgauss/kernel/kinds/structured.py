@@ -12,8 +12,9 @@ eigenvalue of J real part ≤ −s and ‖J⁻¹‖_Q ≤ 1/s.
 
 Kinds:
 
-- ``stable-equilibrium-structured`` (exact): claim ``cov`` Σ*, ``rate``; witness ``Q``. F(Σ*) = 0
-  exactly, Σ* ≻ 0, Q ≻ 0 and J at Σ* is rate-dissipative.
+- ``stable-equilibrium-structured`` (rigorous): claim ``cov`` Σ*, ``rate``; witness ``Q``. F(Σ*) = 0
+  exactly, Σ* ≻ 0, Q ≻ 0 (exact) and J at Σ* is rate-dissipative (ball arithmetic: the level is
+  rigorous, not exact, although Σ* itself is exact).
 - ``stable-equilibrium-structured-enclosed`` (rigorous): claim ``cov_center`` C, ``cov_radius``
   r (Frobenius), ``rate``; witness ``Q``, ``Q_range`` [lo, hi] with lo·I ≺ Q ≺ hi·I, and
   ``head_bounds`` [v_1, β_1, v_2, β_2, …] with v_h²Q − V_hᵀQV_h ≻ 0 and
@@ -45,7 +46,7 @@ SHIFT_BITS = 30           # the Cholesky shift 2^-30 (scaled matrix, unit diagon
 
 SCHEMAS = {
     "stable-equilibrium-structured": Schema(
-        {"cov": Field(sym("d")), "rate": Field(positive)}, {"Q": Field(sym("d"))}, "exact",
+        {"cov": Field(sym("d")), "rate": Field(positive)}, {"Q": Field(sym("d"))}, "rigorous",
         {"d": MAX_D}),
     "stable-equilibrium-structured-enclosed": Schema(
         {"cov_center": Field(sym("d")), "cov_radius": Field(positive), "rate": Field(positive)},

@@ -23,7 +23,7 @@ and answers undecided otherwise: then only an svec certificate (d ≤ 12) could 
 ...             B=[[1, 0], [0, 1]])
 >>> res = certify_structured(p)
 >>> res.status, res.level, res.certificate["kind"], res.certificate["claim"]["cov"]
-('verified', 'exact', 'stable-equilibrium-structured', [['1', '0'], ['0', '3']])
+('verified', 'rigorous', 'stable-equilibrium-structured', [['1', '0'], ['0', '3']])
 """
 from __future__ import annotations
 
@@ -173,10 +173,10 @@ def _certify_at(problem, S: np.ndarray, digits: int) -> StabilityResult:
     if exact is not None:
         cert = envelope("stable-equilibrium-structured", problem,
                         {"cov": mat_text(exact), "rate": text(rate)}, {"Q": mat_text(Qr)},
-                        "exact", notes="Newton–Krylov (floats) + exact residual; Q by Lyapunov "
+                        "rigorous", notes="Newton–Krylov (floats) + exact residual; Q by Lyapunov "
                                        "solves and margin ascent (floats); checked in ball "
                                        "arithmetic (Cholesky residual)")
-        return checked(cert, "exact")
+        return checked(cert, "rigorous")
     radius, q_range, bounds = _enclosure_witness(problem, C, Qr, rate, digits)
     cert = envelope("stable-equilibrium-structured-enclosed", problem,
                     {"cov_center": mat_text(C), "cov_radius": text(radius), "rate": text(rate)},
