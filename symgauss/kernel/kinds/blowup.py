@@ -171,7 +171,8 @@ def statement(kind, claim, problem) -> str:
     return out
 
 
-def check(kind, claim, witness, problem, ctx) -> None:
+def check_claim(claim, problem) -> None:
+    """The claim's own consistency (as kind ``blowup``) and constant parameters."""
     lo, hi = claim["t_lower"], claim["t_upper"]
     if not lo < hi:
         raise Invalid("claim: need 0 < t_lower < t_upper")
@@ -182,6 +183,11 @@ def check(kind, claim, witness, problem, ctx) -> None:
                           "last digit, so not every digit shown would be proved")
     if problem.params is None:
         raise Invalid("blow-up certificates are for time-invariant parameters (no 'controls')")
+
+
+def check(kind, claim, witness, problem, ctx) -> None:
+    check_claim(claim, problem)
+    lo, hi = claim["t_lower"], claim["t_upper"]
     p = problem.params
     R = riccati_R(p)
     if R is None:

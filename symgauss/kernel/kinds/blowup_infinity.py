@@ -34,8 +34,8 @@ from symgauss.kernel.flow import (
     upper,
 )
 from symgauss.kernel.kinds.blowup import SCHEMAS as BLOWUP
+from symgauss.kernel.kinds.blowup import check_claim
 from symgauss.kernel.kinds.blowup import statement as blowup_statement
-from symgauss.kernel.kinds.blowup_trajectory import check_claim
 from symgauss.kernel.kinds.limit import MAX_D, MAX_ORDER, MAX_PREC, MIN_PREC, read_steps
 from symgauss.kernel.schema import Field, Schema, integer, mat, positive, raw, sym
 from symgauss.kernel.verdict import Invalid, NotProved

@@ -24,11 +24,12 @@ import flint
 from symgauss.kernel.exact import eye, is_psd
 from symgauss.kernel.flow import Flow, check_steps, pairs, require_work, svec_of, sym_of, upper
 from symgauss.kernel.kinds.blowup import SCHEMAS as BLOWUP
+from symgauss.kernel.kinds.blowup import check_claim
 from symgauss.kernel.kinds.blowup import statement as blowup_statement
 from symgauss.kernel.kinds.limit import MAX_D, MAX_ORDER, MAX_PREC, MIN_PREC, read_steps
 from symgauss.kernel.read import rational
 from symgauss.kernel.schema import Field, Schema, integer, positive, raw
-from symgauss.kernel.verdict import Invalid, NotProved
+from symgauss.kernel.verdict import NotProved
 
 SCHEMAS = {"blowup-trajectory": Schema(
     BLOWUP["blowup"].claim,
@@ -110,18 +111,6 @@ def require_rates(params, a, c) -> None:
                         "is not proved")
 
 
-def check_claim(claim, problem) -> None:
-    """The claim's own consistency (as kind ``blowup``) and constant parameters."""
-    lo, hi = claim["t_lower"], claim["t_upper"]
-    if not lo < hi:
-        raise Invalid("claim: need 0 < t_lower < t_upper")
-    if "t_star" in claim:
-        t, half, _ = claim["t_star"]
-        if not (t - half <= lo and hi <= t + half):
-            raise Invalid("claim.t_star: (t_lower, t_upper] is not within half a unit of its "
-                          "last digit, so not every digit shown would be proved")
-    if problem.params is None:
-        raise Invalid("blow-up certificates are for time-invariant parameters (no 'controls')")
 
 
 def check(kind, claim, witness, problem, ctx) -> None:
