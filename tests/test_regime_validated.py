@@ -186,6 +186,18 @@ def test_undecided_says_why_and_what_was_tried():
         assert r.level == "float" and "not proved" in r.evidence
 
 
+def test_a_blowup_below_a_proof_level_says_what_was_tried():
+    # general V, d = 3 (seed-13 ensemble, problem 11): blow-up at high precision only; the
+    # answer must list the proof attempts and why each failed
+    from symgauss.questions.regime.ensemble import ensemble
+    _, p = ensemble(12, seed=13)[11]
+    r = classify(p, digits=15)
+    assert r.kind == "blow-up"
+    if r.level not in ("exact", "rigorous"):
+        assert any("comparison bounds" in t for t in r.tried)
+        assert any("region at infinity" in t for t in r.tried)
+
+
 def test_over_the_d_limit_is_invalid_naming_the_limit():
     cert = _load("limit_general3.json")
     d = 6

@@ -320,7 +320,8 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
         notes = () if res.enclosure is None else (
             f"certified enclosure [{res.enclosure[0]}, {res.enclosure[1]}]",)
         return Regime("blow-up", res.level, res.evidence, method, t_star=res.t_star,
-                      t_star_exact=exact, notes=notes, enclosure=res.enclosure)
+                      t_star_exact=exact, notes=notes, enclosure=res.enclosure,
+                      tried=tuple(tried))
     if res.regime in ("bounded", "global"):
         stable = _opposite_sign(problem)
         if stable is not None:
@@ -333,7 +334,8 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
                       f"{res.level}), but boundedness and the limit are undecided", method,
                       tried=tuple(tried))
     if res.regime in _BLOWUP_KINDS:
-        return Regime(_BLOWUP_KINDS[res.regime], res.level, res.evidence, method)
+        return Regime(_BLOWUP_KINDS[res.regime], res.level, res.evidence, method,
+                      tried=tuple(tried))
     return Regime("undecided", None, res.evidence or "symgauss.questions.blowup.decide could not "
                   "decide", method, tried=tuple(tried))
 
