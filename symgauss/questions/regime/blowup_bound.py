@@ -51,7 +51,6 @@ def find_blowup(problem, t_ref: float) -> BlowupBound:
     import numpy as np
 
     from symgauss.integrate.validated import integrate
-    from symgauss.kernel.checker import check
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.kinds.blowup_trajectory import (
@@ -61,7 +60,6 @@ def find_blowup(problem, t_ref: float) -> BlowupBound:
         trace_vector,
     )
     from symgauss.kernel.read import read_problem
-    from symgauss.model.certificate import envelope
     from symgauss.questions.regime.basin import _down
     d = problem.d
     n = d * (d + 1) // 2
@@ -109,12 +107,20 @@ def find_blowup(problem, t_ref: float) -> BlowupBound:
     if e is None:
         return BlowupBound(None, f"validated integration did not reach a Σ large enough for "
                            f"the comparison ({run.why or 'no enclosure'})")
-    run = run.truncate(k)
+    return certified("blowup-trajectory", problem, e, run.truncate(k),
+                     {"a": str(a), "c": str(c)},
+                     "validated Taylor steps, then comparison equations for tr Σ and ‖Σ‖_F "
+                     "(symgauss.questions.regime.blowup_bound)")
+
+
+def certified(kind: str, problem, e, run, extra: dict, note: str) -> BlowupBound:
+    """The ``kind`` certificate (validated steps of ``run`` at order 24, 128 bits, then the
+    witness keys ``extra``) for the T* bounds ``e``, kept only when the kernel verifies it."""
+    from symgauss.kernel.checker import check
+    from symgauss.model.certificate import envelope
     claim = claim_of(e)
-    witness = {"steps": run.witness_steps(), "order": 24, "prec": 128, "a": str(a), "c": str(c)}
-    cert = envelope("blowup-trajectory", problem, claim, witness, "rigorous",
-                    "validated Taylor steps, then comparison equations for tr Σ and ‖Σ‖_F "
-                    "(symgauss.questions.regime.blowup_bound)")
+    witness = {"steps": run.witness_steps(), "order": 24, "prec": 128, **extra}
+    cert = envelope(kind, problem, claim, witness, "rigorous", note)
     verdict = check(cert)
     if verdict.status != "verified":
         return BlowupBound(None, f"the kernel did not verify the certificate: "

@@ -14,19 +14,11 @@ gives a continuum of them) are left to the other methods.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import flint
 
 from symgauss.kernel.verdict import NotProved
-
-
-@dataclass(frozen=True)
-class InfinityResult:
-    certificate: dict | None
-    why: str
-    enclosure: tuple | None = None    # (lo, hi) exact text
-    t_star: str | None = None
+from symgauss.questions.regime.blowup_bound import BlowupBound, certified
 
 
 def direction(problem, t_star: float):
@@ -53,21 +45,18 @@ def direction(problem, t_star: float):
     return full(sol.y[:, -1])
 
 
-def find_blowup_at_infinity(problem, t_ref: float) -> InfinityResult:
+def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     """A kernel-verified ``blowup-infinity`` certificate, or why none was found."""
     import numpy as np
     from scipy.linalg import solve_continuous_lyapunov
 
     from symgauss.integrate.validated import integrate
-    from symgauss.kernel.checker import check
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import Flow, sym_of
     from symgauss.kernel.kinds.blowup_infinity import Compact, check_region, enclosure
     from symgauss.kernel.read import read_problem
-    from symgauss.model.certificate import envelope
     from symgauss.questions.regime.basin import _down, _q, _up
-    from symgauss.questions.regime.blowup_bound import claim_of
     d = problem.d
     n = d * (d + 1) // 2
     data = problem.to_dict()
@@ -92,11 +81,11 @@ def find_blowup_at_infinity(problem, t_ref: float) -> InfinityResult:
         J = cp.jacobian(zero, sym_of(ys, d))
         Jf = np.array([[float(J[i, j].mid()) for j in range(n + 1)] for i in range(n + 1)])
     if not np.all(np.isfinite(Jf)):
-        return InfinityResult(None, "Newton's method found no equilibrium at infinity")
+        return BlowupBound(None, "Newton's method found no equilibrium at infinity")
     alpha = -max(np.linalg.eigvals(Jf).real)
     if not alpha > 1e-6:
-        return InfinityResult(None, f"the equilibrium at infinity is not proved attracting "
-                              f"(max Re λ ≈ {-alpha:.3g})")
+        return BlowupBound(None, f"the equilibrium at infinity is not proved attracting "
+                           f"(max Re λ ≈ {-alpha:.3g})")
     Pf = solve_continuous_lyapunov((Jf + alpha / 2 * np.eye(n + 1)).T, -np.eye(n + 1))
     Pf = (Pf + Pf.T) / 2
     Pf = Pf / np.max(np.abs(Pf))
@@ -116,7 +105,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> InfinityResult:
         if found:
             break
     if not found:
-        return InfinityResult(None, "no contraction region at infinity was proved")
+        return BlowupBound(None, "no contraction region at infinity was proved")
     rate, rho, g = found
     history = []
 
@@ -138,20 +127,11 @@ def find_blowup_at_infinity(problem, t_ref: float) -> InfinityResult:
                     stop_time=entered)
     width, k, e = min(history, key=lambda h: h[0])
     if e is None:
-        return InfinityResult(None, f"validated integration did not enter the region at "
-                              f"infinity ({run.why or 'no enclosure'})")
-    run = run.truncate(k)
-    claim = claim_of(e)
-    witness = {"steps": run.witness_steps(), "order": 24, "prec": 128,
-               "center": [[str(Ystar[i, j]) for j in range(d)] for i in range(d)],
-               "P": [[str(P[i, j]) for j in range(n + 1)] for i in range(n + 1)],
-               "ell": str(ell), "rho": str(rho), "rate": str(rate)}
-    cert = envelope("blowup-infinity", problem, claim, witness, "rigorous",
-                    "validated Taylor steps, then a contraction region of the compactified flow "
-                    "at infinity (symgauss.questions.regime.infinity)")
-    verdict = check(cert)
-    if verdict.status != "verified":
-        return InfinityResult(None, f"the kernel did not verify the certificate: "
-                              f"{verdict.status} ({verdict.reason[:200]})")
-    return InfinityResult(cert, verdict.reason, (claim["t_lower"], claim["t_upper"]),
-                          claim.get("t_star"))
+        return BlowupBound(None, f"validated integration did not enter the region at "
+                           f"infinity ({run.why or 'no enclosure'})")
+    return certified("blowup-infinity", problem, e, run.truncate(k),
+                     {"center": [[str(Ystar[i, j]) for j in range(d)] for i in range(d)],
+                      "P": [[str(P[i, j]) for j in range(n + 1)] for i in range(n + 1)],
+                      "ell": str(ell), "rho": str(rho), "rate": str(rate)},
+                     "validated Taylor steps, then a contraction region of the compactified "
+                     "flow at infinity (symgauss.questions.regime.infinity)")
