@@ -15,7 +15,7 @@ import sys
 from symgauss.kernel.errors import SymgaussError
 
 COMMANDS = ("report", "derive", "solve", "equilibria", "certify", "check", "blowup", "regime",
-            "reach", "simulate-particles", "pretrained", "atlas")
+            "reach", "simulate-particles", "pretrained", "atlas", "export-coq")
 
 EXIT_USAGE = 2
 
