@@ -30,7 +30,7 @@ def test_report_exits_zero_and_prints_the_table(report):
     out, proc = report
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
-    assert re.match(r"claim\s+result\s+level\s+time \(s\)", lines[0])
+    assert re.match(r"claim\s+result\s+level\s+time \(s\)\s+kernel-checked \(Coq\)", lines[0])
     assert "claims checked as predicted" in proc.stdout
     assert "Traceback" not in proc.stderr
 
@@ -45,6 +45,22 @@ def test_every_claim_states_its_level(report):
         assert cells[2] in LEVELS + ("-",), r
         if cells[1].startswith("skipped"):
             assert cells[2] == "-" and "(" in cells[1], f"a skip must say why: {r}"
+
+
+@pytest.mark.skipif(shutil.which("coqc") is None,
+                    reason="coqc not installed (apt-get install coq libcoq-bignums; CI installs it)")
+def test_coq_column(report):
+    """The exact certificates (the report's own and those in certificates/) went through coqc."""
+    out, proc = report
+    md = (out / "report.md").read_text()
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")]
+            for r in md.splitlines() if r.startswith("| ")}
+    assert rows["claim"][4] == "kernel-checked (Coq)"
+    for name in ("stable_diag", "multihead"):
+        assert rows[f"{name}: stability certified and re-checked"][4].startswith("yes (")
+    repo = next(v for k, v in rows.items() if k.startswith("certificates/ ("))
+    assert re.match(r"yes, 7 of \d+ \(slowest \d+\.\d s\)", repo[4]), repo
+    assert rows["general3: stability certified and re-checked"][4] == "-"   # rigorous
 
 
 def test_files_written(report):

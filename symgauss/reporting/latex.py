@@ -227,19 +227,20 @@ def _flatten(v):
 
 
 def summary_table(rows, chunk: int = 18) -> str:
-    """``rows`` of (claim, result, level, seconds) as tabulars of ``chunk`` rows each
-    (a tabular cannot break across pages; short ones let the first page fill up)."""
-    rows = list(rows)
-    head = ["\\begin{center}\\footnotesize", "\\begin{tabular}{p{2.9in}p{1.8in}lr}", "\\hline",
-            "\\textbf{claim} & \\textbf{result} & \\textbf{level} & \\textbf{time (s)}\\\\",
-            "\\hline"]
+    """``rows`` of (claim, result, level, seconds[, kernel-checked (Coq)]) as tabulars of
+    ``chunk`` rows each (a tabular cannot break across pages; short ones let the first page
+    fill up)."""
+    rows = [tuple(r) + ("-",) * (5 - len(r)) for r in rows]
+    head = ["\\begin{center}\\footnotesize", "\\begin{tabular}{p{2.4in}p{1.5in}lrp{1.0in}}",
+            "\\hline", "\\textbf{claim} & \\textbf{result} & \\textbf{level} & "
+            "\\textbf{time (s)} & \\textbf{kernel-checked (Coq)}\\\\", "\\hline"]
     out = []
     for k in range(0, max(len(rows), 1), chunk):
         out += head
-        for claim, result, level, seconds in rows[k:k + chunk]:
+        for claim, result, level, seconds, coq in rows[k:k + chunk]:
             t = f"{seconds:.2f}" if isinstance(seconds, (int, float)) else escape_text(seconds)
             out.append(f"{escape_text(claim)} & {escape_text(result)} & {escape_text(level)} & "
-                       f"{t}\\\\")
+                       f"{t} & {escape_text(coq)}\\\\")
         out += ["\\hline", "\\end{tabular}", "\\end{center}"]
     return "\n".join(out) + "\n"
 

@@ -29,6 +29,7 @@ class Claim:
     seconds: float
     ok: bool = True      # the outcome is what the theorem predicts (skips are ok)
     detail: str = ""
+    coq: str = "-"       # kernel-checked (Coq): "yes (t s)" when coqc ran and accepted
 
 
 @dataclass
@@ -260,6 +261,25 @@ def section_trajectories(ctx) -> SectionOutput:
     return out
 
 
+def coq_cell(certs) -> tuple:
+    """(cell, ok) of the column "kernel-checked (Coq)" for verified certificates: each exact
+    one exported and compiled by coqc (``symgauss export-coq``); "-" when none is exact."""
+    from symgauss.export.coq import KINDS, export
+    from symgauss.export.coqc import check_text, missing_reason
+    exact = [c for c in certs if c.get("kind") in KINDS and c.get("level") == "exact"]
+    if not exact:
+        return "-", True
+    if (reason := missing_reason()) is not None:
+        return f"not run: {reason.split(' (')[0]}", True
+    runs = [check_text(export(c)) for c in exact]
+    bad = [r.message for r in runs if not r.ok]
+    if bad:
+        return f"FAILED: {bad[0][:80]}", False
+    slowest = max(r.seconds for r in runs)
+    return (f"yes ({slowest:.1f} s)" if len(runs) == 1 else
+            f"yes, {len(runs)} of {len(certs)} (slowest {slowest:.1f} s)"), True
+
+
 def _save_and_check(ctx, out: SectionOutput, cert: dict, name: str):
     """Write a certificate into ``out_dir/certificates`` and re-check it with the trusted checker."""
     from symgauss.kernel.checker import check_file
@@ -303,23 +323,27 @@ def section_certificates(ctx) -> SectionOutput:
             result += f"; checker: {verdict.status}"
         ok = (expected is None or res.status == expected) and \
             (verdict is None or verdict.status == "verified")
+        coq, coq_ok = coq_cell([res.certificate] if verdict is not None and verdict.ok else [])
         out.claims.append(Claim(f"{name}: stability certified and re-checked", result,
-                                res.level or "-", c.seconds, ok=ok, detail=res.reason))
+                                res.level or "-", c.seconds, ok=ok and coq_ok, detail=res.reason,
+                                coq=coq))
         tex.append(P.escape_text(res.reason))
         if res.certificate is not None:
             tex.append(L.certificate_section(res.certificate, verdict,
                                              title=f"Certificate for {name}"))
     # the certificates shipped in the repository
     if REPO_CERTIFICATES.is_dir():
-        from symgauss.kernel.checker import check_file
+        from symgauss.kernel.checker import check_file, load_certificate
         files = sorted(REPO_CERTIFICATES.glob("*.json"))
         if files:
             with _Clock() as c:
                 bad = [f"{f.name}: {v.status}" for f in files
                        if not (v := check_file(f)).ok]
+            coq, coq_ok = coq_cell([load_certificate(f) for f in files]) if not bad \
+                else ("-", True)
             out.claims.append(Claim(f"certificates/ ({len(files)} files) re-checked",
                                     "all verified" if not bad else "; ".join(bad)[:120],
-                                    "exact", c.seconds, ok=not bad))
+                                    "exact", c.seconds, ok=not bad and coq_ok, coq=coq))
     out.tex.append(L.section(out.title, "\n".join(tex)))
     out.md.append(f"## {out.title}\n\n" + "\n".join(
         f"- {c.claim}: {c.result} ({c.level})" + (f" — {c.detail}" if c.detail else "")
