@@ -201,3 +201,36 @@ def test_cli_bad_input_one_line(tmp_path):
     for args in (["certificates/general3.json", "-o", str(tmp_path / "g.v")], [str(bad)]):
         r = _cli(*args)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+def _designed_certificate(d: int, seed: int):
+    """An exact general-V stable-equilibrium certificate (svec witness P) from certify."""
+    from symgauss.questions.equilibria.designed import designed_problem
+    from symgauss.questions.stability.certify import certify
+    for s in range(seed, seed + 20):
+        p, _ = designed_problem(d, seed=s)
+        res = certify(p, digits=30)
+        if res.certificate is not None and res.certificate["kind"] == "stable-equilibrium" \
+                and "P" in res.certificate["witness"]:
+            return res.certificate
+    raise AssertionError("no exact general-V certificate among 20 designed problems")
+
+
+@needs_coqc
+def test_general_v_svec_certificate_checks_in_coq():
+    """The svec route (lyapunov_svec: Coq computes the d(d+1)/2 linearisation itself)."""
+    cert = _designed_certificate(3, 0)
+    text = export(cert)
+    run = check_text(text)
+    assert run.ok, run.message
+    assert set(run.assumptions) & AXIOMS >= {"lyapunov_svec"}
+    run = check_text(_bump_first_entry(text, "cov", 1, 1))
+    assert not run.ok and "rejected" in run.message
+
+
+@pytest.mark.slow
+@needs_coqc
+def test_d10_exact_certificate_checks_in_coq():
+    """The issue's size: d = 10, n = 55 (benchmarks/bench_coq.py times it)."""
+    run = check_text(export(_designed_certificate(10, 1)))
+    assert run.ok, run.message
