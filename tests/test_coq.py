@@ -41,10 +41,11 @@ EXPECTED = {
     "switched_common_lyapunov": {"common_lyapunov"},
     "robust_global_stable_diag": {"robust_vertices"},
     "unreachable_rank_mismatch": {"rank_invariance"},
+    "reach_geodesic_attention": {"flow_nil", "flow_translation", "flow_bernoulli"},
 }
 AXIOMS = {"lyapunov_svec", "lyapunov_riccati", "lyapunov_mean", "bernoulli_global",
           "inertia_instability", "common_lyapunov", "robust_vertices", "range_stable",
-          "range_attracts", "rank_invariance"}
+          "range_attracts", "rank_invariance", "flow_nil", "flow_translation", "flow_bernoulli"}
 
 
 def test_every_exact_kind_has_a_certificate_here():
@@ -89,6 +90,7 @@ TAMPER = {
     "switched_common_lyapunov": ("rate", 10 ** 6, 0),
     "robust_global_stable_diag": ("global_rate", 10 ** 6, 0),
     "unreachable_rank_mismatch": ("target", 1, 1),
+    "reach_geodesic_attention": ("target_cov", 1, 1),
 }
 
 

@@ -109,3 +109,21 @@ Parameter Unreachable : smat -> smat -> Prop.
 Axiom rank_invariance : forall d cov0 target r0 r1,
   Square d cov0 -> Square d target -> RankIs d r0 cov0 -> RankIs d r1 target -> r0 <> r1 ->
   Unreachable cov0 target.
+
+(** [Flow pcs m0 S0 m1 S1]: under the pieces pcs in order (each for its duration τ), the moment
+    ODE's solution from (m0, S0) exists on the whole time and ends at (m1, S1). Built piece by
+    piece from three facts: the empty list; a translation piece (A = 0, every V_h = 0: m' = b,
+    Σ' = 0); a Bernoulli piece (A = 0, b = 0, active V_h = v_h·I, entered with m = 0 and
+    Σ = P⁻¹ ≻ 0): P = Σ⁻¹ solves P' = −R, so Σ(τ) = (P − τR)⁻¹, valid because P − sR ≻ 0 for
+    all s ∈ [0, τ] (it holds at both ends and the cone is convex), and m stays 0 (math.md §4). *)
+Parameter Flow : list piece -> smat -> smat -> smat -> smat -> Prop.
+Axiom flow_nil : forall m S, Flow nil m S m S.
+Axiom flow_translation : forall pc pcs d m S mnext m1 S1,
+  translation_b pc = true -> Shape d 1 m -> Square d S ->
+  MatEq d 1 mnext (sadd m (sscale (tau pc) (cb pc))) ->
+  Flow pcs mnext S m1 S1 -> Flow (pc :: pcs) m S m1 S1.
+Axiom flow_bernoulli : forall pc pcs d m S P Snext m1 S1,
+  bernoulli_b d pc = true -> Shape d 1 m -> Zero m -> Square d S ->
+  MatEq d d (smul S P) (seye d) -> PD d P -> PD d (ssub P (sscale (tau pc) (bernoulli_R d pc))) ->
+  Square d Snext -> MatEq d d (smul Snext (ssub P (sscale (tau pc) (bernoulli_R d pc)))) (seye d) ->
+  Flow pcs m Snext m1 S1 -> Flow (pc :: pcs) m S m1 S1.

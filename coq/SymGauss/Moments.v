@@ -137,3 +137,27 @@ Ltac by_computation :=
   | |- InvariantRange _ _ _ _ _ _ _ => apply invariant_range_b_sound; vm_compute; reflexivity
   | |- _ = _ => vm_compute; reflexivity
   end.
+
+(** Reach: a control piece (duration τ = a/b and constant A, heads, b) and the exact pieces. *)
+Record piece := Piece { tau : rat; cA : smat; cheads : list (smat * smat); cb : smat }.
+(** A = 0 and every V_h = 0: m ↦ m + τb, Σ unchanged *)
+Definition translation_b (pc : piece) : bool :=
+  zero_b (cA pc) && forallb (fun '(V, _) => zero_b V) (cheads pc).
+(** A = 0, b = 0, and every head with V_h ≠ 0 and B_h ≠ 0 has V_h = v_h·I *)
+Definition bernoulli_b (d : nat) (pc : piece) : bool :=
+  zero_b (cA pc) && zero_b (cb pc) &&
+  forallb (fun '(V, B) => zero_b V || zero_b B || scalar_b d V) (cheads pc).
+(** R = Σ_h v_h (B_h + B_hᵀ) over the active heads *)
+Definition bernoulli_R (d : nat) (pc : piece) : smat :=
+  ssum d (map (fun '(V, B) => if zero_b V || zero_b B then szeros d d
+                              else sscale (sent V 0 0) (sadd B (str B))) (cheads pc)).
+(** the durations add up to T *)
+Definition radd (x y : rat) : rat := (fst x * snd y + fst y * snd x, snd x * snd y)%bigZ.
+Definition duration_b (pcs : list piece) (T : rat) : bool :=
+  let s := fold_left (fun a pc => radd a (tau pc)) pcs (0%bigZ, 1%bigZ) in
+  BigZ.eqb (fst s * snd T) (fst T * snd s).
+(** ‖A − B‖² ≤ ε² (sum of squared entries; ε = a/b) *)
+Definition sqdist_le_b (A B : smat) (eps : rat) : bool :=
+  let D := ssub A B in
+  BigZ.leb (snd eps * snd eps * fold_left BigZ.add (map (fun x => x * x) (concat (num D))) 0)%bigZ
+           (fst eps * fst eps * den D * den D)%bigZ.

@@ -18,7 +18,8 @@ the named dynamical facts of coq/SymGauss/Dynamics.v. Then run coqc on it (unles
   exit 2  not exportable: not a verified certificate, or a rigorous (ball-arithmetic) kind
 
 Exported kinds: stable-equilibrium, stable-equilibrium-in-range, unstable-equilibrium,
-common-lyapunov, robust-global, unreachable."""
+common-lyapunov, robust-global, unreachable, and reach when it is exact (translation and
+Bernoulli-attention pieces)."""
 
 
 def add_arguments(p):

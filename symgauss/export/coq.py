@@ -12,8 +12,9 @@ inertia theorem, the Bernoulli closed form, rank invariance), and the file ends 
 ``Print Assumptions certificate``, which lists exactly those.
 
 Exported kinds (the exact ones): stable-equilibrium, stable-equilibrium-in-range,
-unstable-equilibrium, common-lyapunov, robust-global, unreachable. Rigorous (ball-arithmetic)
-kinds are not exported.
+unstable-equilibrium, common-lyapunov, robust-global, unreachable, and reach when it is exact
+(translation and Bernoulli-attention pieces only). Rigorous (ball-arithmetic) kinds are not
+exported.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from symgauss.kernel.exact import eye
 from symgauss.kernel.read import ExactParams, matrix, rational, read_problem, vector
 
 KINDS = ("stable-equilibrium", "stable-equilibrium-in-range", "unstable-equilibrium",
-         "common-lyapunov", "robust-global", "unreachable")
+         "common-lyapunov", "robust-global", "unreachable", "reach")
 LIBRARY = ("Sums", "Matrix", "PosDef", "Moments", "Dynamics")
 
 
@@ -339,9 +340,75 @@ def _unreachable(f, cert, problem):
              f"rank_invariance {d} cov0 target {r0} {r1} {s0} {s1} {k0} {k1} {ne}")]
 
 
+def _reach(f, cert, problem):
+    from symgauss.kernel.kinds.reach import piece_kind
+    from symgauss.kernel.read import read_pieces
+    d = problem.d
+    pieces = read_pieces(cert["witness"]["controls"], d, "witness.controls")
+    tm, tc = problem.target
+    f.define("cov0", "smat", mat(problem.cov0))
+    f.define("mean0", "smat", mat(problem.mean0))
+    f.define("target_mean", "smat", mat(tm))
+    f.define("target_cov", "smat", mat(tc))
+    f.define("eps", "rat", q(rational(cert["claim"]["epsilon"], "claim.epsilon")))
+    f.define("T", "rat", q(rational(cert["claim"]["T"], "claim.T")))
+    for k, (tau, p) in enumerate(pieces):
+        heads = "; ".join(f"({mat(V)}, {mat(B)})" for V, B in p.heads)
+        f.define(f"pc{k}", "piece", f"Piece {q(tau)} {mat(p.A)} [{heads}] {mat(p.b)}")
+    f.define("pieces", "list piece", "[" + "; ".join(f"pc{k}" for k in range(len(pieces))) + "]")
+    m, S, mn, Sn = problem.mean0, problem.cov0, "mean0", "cov0"
+    steps = []
+    for k, (tau, p) in enumerate(pieces):
+        kind = piece_kind(p, d)
+        if kind == "translation":
+            m = m + p.b * tau
+            nxt = f.define(f"m{k + 1}", "smat", mat(m))
+            facts = [f.fact(f"pc{k}_kind", f"translation_b pc{k} = true"),
+                     f.fact(f"pc{k}_m", f"Shape {d} 1 {mn}"), f.fact(f"pc{k}_S", f"Square {d} {Sn}"),
+                     f.fact(f"pc{k}_next", f"MatEq {d} 1 {nxt} (sadd {mn} (sscale (tau pc{k}) "
+                                           f"(cb pc{k})))")]
+            steps.append(("flow_translation", k, f"{mn} {Sn} {nxt}", facts))
+            mn = nxt
+        elif kind == "bernoulli":
+            R = flint.fmpq_mat(d, d)
+            for V, B in p.heads:
+                if any(x != 0 for x in V.entries()) and any(x != 0 for x in B.entries()):
+                    R = R + (B + B.transpose()) * V[0, 0]
+            P = S.inv()
+            P1 = P - R * tau
+            S = P1.inv()
+            Pn = f.define(f"P{k}", "smat", mat(P))
+            nxt = f.define(f"S{k + 1}", "smat", mat(S))
+            shifted = f"ssub {Pn} (sscale (tau pc{k}) (bernoulli_R {d} pc{k}))"
+            facts = [f.fact(f"pc{k}_kind", f"bernoulli_b {d} pc{k} = true"),
+                     f.fact(f"pc{k}_m", f"Shape {d} 1 {mn}"), f.fact(f"pc{k}_m0", f"Zero {mn}"),
+                     f.fact(f"pc{k}_S", f"Square {d} {Sn}"),
+                     f.fact(f"pc{k}_inverse", f"MatEq {d} {d} (smul {Sn} {Pn}) (seye {d})"),
+                     f.pd(str(d), Pn, P, f"piece {k}: Σ⁻¹ ≻ 0"),
+                     f.pd(str(d), shifted, P1, f"piece {k}: Σ⁻¹ − τR ≻ 0"),
+                     f.fact(f"pc{k}_next_square", f"Square {d} {nxt}"),
+                     f.fact(f"pc{k}_next", f"MatEq {d} {d} (smul {nxt} ({shifted})) (seye {d})")]
+            steps.append(("flow_bernoulli", k, f"{mn} {Sn} {Pn} {nxt}", facts))
+            Sn = nxt
+        else:
+            raise ExportError(f"piece {k} is {kind}: only translation and Bernoulli pieces are "
+                              "exact")
+    proof = f"flow_nil {mn} {Sn}"
+    for axiom, k, states, facts in reversed(steps):
+        rest = "[" + "; ".join(f"pc{j}" for j in range(k + 1, len(pieces))) + "]"
+        proof = (f"{axiom} pc{k} {rest} {d} {states} {mn} {Sn} {' '.join(facts)} ({proof})")
+    close = [f.fact("mean_close", f"sqdist_le_b {mn} target_mean eps = true"),
+             f.fact("cov_close", f"sqdist_le_b {Sn} target_cov eps = true"),
+             f.fact("duration", "duration_b pieces T = true")]
+    return [(f"Flow pieces mean0 cov0 {mn} {Sn}", proof),
+            *((f"sqdist_le_b {mn} target_mean eps = true" if c.endswith("mean_close") else
+               f"sqdist_le_b {Sn} target_cov eps = true" if c.endswith("cov_close") else
+               "duration_b pieces T = true", c) for c in close)]
+
+
 WRITERS = {"stable-equilibrium": _stable_kind, "stable-equilibrium-in-range": _in_range,
            "unstable-equilibrium": _unstable, "common-lyapunov": _common,
-           "robust-global": _robust, "unreachable": _unreachable}
+           "robust-global": _robust, "unreachable": _unreachable, "reach": _reach}
 
 
 def export(cert, source: str = "certificate") -> str:

@@ -25,7 +25,8 @@ DYNAMICAL = frozenset({
     "StableInRange", "AttractsInRange", "Unreachable",
     "lyapunov_svec", "lyapunov_riccati", "lyapunov_mean", "bernoulli_global",
     "inertia_instability", "common_lyapunov", "robust_vertices", "range_stable",
-    "range_attracts", "rank_invariance"})
+    "range_attracts", "rank_invariance", "Flow", "flow_nil", "flow_translation",
+    "flow_bernoulli"})
 PRIMITIVE = ("PrimInt63.", "Uint63.")
 INSTALL = "install Coq 8.16 with the Bignums library (Debian: apt-get install coq libcoq-bignums)"
 
