@@ -236,3 +236,42 @@ def test_d10_exact_certificate_checks_in_coq():
     """The issue's size: d = 10, n = 55 (benchmarks/bench_coq.py times it)."""
     run = check_text(export(_designed_certificate(10, 1)))
     assert run.ok, run.message
+
+
+@needs_coqc
+def test_coq_definitions_agree_with_the_python_kernel():
+    """Coq's F(Σ), linearisation, mean matrix, R and decay form equal the kernel's on random
+    rational data (two heads, scalar V for R): the two independent definitions agree."""
+    from symgauss.export.coq import _problem_text, decay, mat
+    from symgauss.kernel.equations import linearisation, residual, riccati_R, velocity_matrix
+    from symgauss.kernel.read import ExactParams
+    rng = random.Random(11)
+
+    def rnd(r, c):
+        return flint.fmpq_mat(r, c, [flint.fmpq(rng.randint(-9, 9), rng.randint(1, 7))
+                                     for _ in range(r * c)])
+    d, n = 3, 6
+    eye = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
+    p = ExactParams(rnd(d, d), ((eye * flint.fmpq(-3, 2), rnd(d, d)), (eye * 2, rnd(d, d))),
+                    rnd(d, 1))
+    S, P = rnd(d, d), rnd(n, n)
+    facts = {"residual prob S": (d, d, residual(p, S)),
+             "linearisation prob S": (n, n, linearisation(p, S)),
+             "mean_matrix prob S": (d, d, velocity_matrix(p, S, extra=True)),
+             "riccati_R prob": (d, d, riccati_R(p)),
+             "decay (linearisation prob S) P ((7)%bigZ, (3)%bigZ)":
+                 (n, n, decay(linearisation(p, S), P, flint.fmpq(7, 3)))}
+    lines = ["From Coq Require Import ZArith List.", "From Bignums Require Import BigZ.",
+             "From SymGauss Require Import Sums Matrix PosDef Moments Dynamics.",
+             "Import ListNotations.", f"Definition prob : problem := {_problem_text(p)}.",
+             f"Definition S : smat := {mat(S)}.", f"Definition P : smat := {mat(P)}.",
+             "Lemma scalar : scalar_heads prob = true. Proof. by_computation. Qed."]
+    for k, (expr, (r, c, M)) in enumerate(facts.items()):
+        lines.append(f"Lemma agree{k} : MatEq {r} {c} ({expr}) {mat(M)}.\n"
+                     "Proof. by_computation. Qed.")
+    text = "\n".join(lines) + "\nTheorem certificate : True. Proof. exact I. Qed.\n" \
+        "Print Assumptions certificate.\n"
+    run = check_text(text)
+    assert run.ok, run.message
+    wrong = text.replace(mat(residual(p, S)), mat(residual(p, S) * 2), 1)
+    assert not check_text(wrong).ok
