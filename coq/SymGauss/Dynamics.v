@@ -6,8 +6,9 @@
     that this library does not formalise: Lyapunov's theorem, the inertia theorem, the Bernoulli
     closed form and the rank invariance of the flow (math.md §3–4). Each is a named [Axiom]
     below, about a [Parameter] that names the dynamical property in words. [Print Assumptions]
-    of an exported certificate's main theorem lists exactly the ones it uses — and nothing else
-    (no Admitted, no other axiom).
+    of an exported certificate's main theorem lists exactly the ones it uses, besides Coq's
+    primitive 63-bit integers and their specification axioms ([PrimInt63], [Uint63]), on which
+    the Bignums integers compute — and nothing else (no Admitted, no other axiom).
 
     Notation: d = dim p, n = d(d+1)/2, L = linearisation p S (the svec matrix of DF(S)). PD
     is positive definiteness of the rational matrix (PosDef.v). Rationals are pairs (a, b) = a/b. *)

@@ -9,7 +9,7 @@
     untrusted integers R (n×n), T > 0, s > 0 and accepts when
     E = T·num − den·s·I − den·RᵀR has Σ_j (|E_ij| + |E_ji|) < 2·den·s for every i; that is,
     with R' = R/√T and s' = s/T, the rational matrix A − s'I − R'ᵀR' has every row-and-column
-    sum of moduli below 2s'. Then T·xᵀ num x·den… more precisely
+    sum of moduli below 2s'. Then, for integer x ≠ 0,
     2T·xᵀ num x = 2xᵀEx + 2·den·s|x|² + 2·den|Rx|² ≥ Σ_i x_i²(2·den·s − Σ_j(|E_ij| + |E_ji|)) > 0
     ([pd_check_sound]). R is a rounded Cholesky factor of A − s'I: short integers, so the check
     costs O(n³) small products instead of an exact elimination whose pivots grow long. *)
