@@ -1,4 +1,4 @@
-"""`symgauss export-coq` on every exact certificate in certificates/ and at d = 10 (issue 15).
+"""`symgauss export-coq` on every exported certificate in certificates/ and at d = 10 (issue 15).
 
 For each certificate, two whole processes in the same run, each as a user runs it:
 - baseline: ``symgauss check C.json`` (the Python kernel: exact rationals / ball arithmetic);
@@ -34,14 +34,13 @@ def row(name: str, cert: Path, tmp: Path) -> dict:
 
 
 def main() -> None:
-    from symgauss.export.coq import KINDS
+    from symgauss.export.coq import exportable
     from symgauss.export.coqc import library
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}, nproc = {os.cpu_count()}, load average "
           f"{os.getloadavg()[0]:.1f}")
     library()
     certs = sorted(p for p in (ROOT / "certificates").glob("*.json")
-                   if (c := json.loads(p.read_text()))["level"] == "exact"
-                   and c["kind"] in KINDS)
+                   if exportable(json.loads(p.read_text())))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

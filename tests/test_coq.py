@@ -19,15 +19,14 @@ from pathlib import Path
 import flint
 import pytest
 
-from symgauss.export.coq import KINDS, ExportError, export
+from symgauss.export.coq import KINDS, ExportError, export, exportable
 from symgauss.export.coq_witness import HintError, _passes, not_nd_hint, pd_hint, rank_hint
 from symgauss.export.coqc import assumptions, check_text, undocumented
 from symgauss.kernel.checker import load_certificate
 
 ROOT = Path(__file__).resolve().parents[1]
 CERTS = sorted(p for p in (ROOT / "certificates").glob("*.json")
-               if json.loads(p.read_text())["level"] == "exact"
-               and json.loads(p.read_text())["kind"] in KINDS)
+               if exportable(json.loads(p.read_text())))
 needs_coqc = pytest.mark.skipif(
     shutil.which("coqc") is None,
     reason="coqc not installed (apt-get install coq libcoq-bignums; CI installs it)")
@@ -42,13 +41,14 @@ EXPECTED = {
     "robust_global_stable_diag": {"robust_vertices"},
     "unreachable_rank_mismatch": {"rank_invariance"},
     "reach_geodesic_attention": {"flow_nil", "flow_translation", "flow_bernoulli"},
+    "structured_multihead": {"lyapunov_svec"},
 }
 AXIOMS = {"lyapunov_svec", "lyapunov_riccati", "lyapunov_mean", "bernoulli_global",
           "inertia_instability", "common_lyapunov", "robust_vertices", "range_stable",
           "range_attracts", "rank_invariance", "flow_nil", "flow_translation", "flow_bernoulli"}
 
 
-def test_every_exact_kind_has_a_certificate_here():
+def test_every_exported_kind_has_a_certificate_here():
     kinds = {json.loads(p.read_text())["kind"] for p in CERTS}
     assert kinds == set(KINDS)
     assert {p.stem for p in CERTS} == set(EXPECTED)
@@ -91,6 +91,7 @@ TAMPER = {
     "robust_global_stable_diag": ("global_rate", 10 ** 6, 0),
     "unreachable_rank_mismatch": ("target", 1, 1),
     "reach_geodesic_attention": ("target_cov", 1, 1),
+    "structured_multihead": ("cov", 1, 1),
 }
 
 
@@ -136,8 +137,9 @@ def test_not_exported_when_not_verified_or_not_exact():
     cert["claim"]["rate"] = "100"
     with pytest.raises(ExportError, match="not a verified certificate"):
         export(cert)
-    with pytest.raises(ExportError, match="not exported to Coq"):
-        export(load_certificate(ROOT / "certificates" / "general3.json"))
+    for name in ("general3", "reach_geodesic", "limit_general3", "blowup_diag"):
+        with pytest.raises(ExportError, match="not exported to Coq"):
+            export(load_certificate(ROOT / "certificates" / f"{name}.json"))
 
 
 def test_pd_hint_passes_exactly_and_refuses_indefinite():

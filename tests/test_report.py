@@ -59,7 +59,7 @@ def test_coq_column(report):
     for name in ("stable_diag", "multihead"):
         assert rows[f"{name}: stability certified and re-checked"][4].startswith("yes (")
     repo = next(v for k, v in rows.items() if k.startswith("certificates/ ("))
-    assert re.match(r"yes, 8 of \d+ \(slowest \d+\.\d s\)", repo[4]), repo
+    assert re.match(r"yes, 9 of \d+ \(slowest \d+\.\d s\)", repo[4]), repo
     assert rows["general3: stability certified and re-checked"][4] == "-"   # rigorous
 
 

@@ -53,6 +53,15 @@ Definition linearisation (p : problem) (S : smat) : smat :=
                                     let X := sadd (smul M E) (smul (head_sum d (heads p) E) S) in
                                     sadd X (str X)) (pairs d)).
 
+(** The svec Gram matrix P of Δ ↦ tr(QΔQΔ): P_ab = tr(Q E_a Q E_b) (E_a the unit symmetric
+    matrices), column b = the svec of Q E_b Q with off-diagonal entries doubled. *)
+Definition sym_weight (A : smat) : smat :=
+  SM (den A) (map (fun '(i, r) => map (fun '(j, x) => if Nat.eqb i j then x else (2 * x)%bigZ)
+                                      (combine (seq 0 (length r)) r))
+                  (combine (seq 0 (length (num A))) (num A))).
+Definition svec_gram (d : nat) (Q : smat) : smat :=
+  svec_columns (map (fun '(i, j) => sym_weight (smul Q (smul (unit_sym d i j) Q))) (pairs d)).
+
 (** −(LᵀP + PL) − c·P: positive definite with P ≻ 0 ⇒ every eigenvalue of L has Re < −c/2. *)
 Definition decay (L P : smat) (c : rat) : smat :=
   ssub (sopp (sadd (smul (str L) P) (smul P L))) (sscale c P).

@@ -6,8 +6,8 @@ from pathlib import Path
 
 HELP = "export an exact certificate as a Coq file and re-check it with coqc"
 DESCRIPTION = """\
-Write CERT.json (a certificate that `symgauss check` VERIFIES at level exact) as a Coq file whose
-theorems state, over the rationals, the algebraic facts the certificate rests on (F(Σ*) = 0
+Write CERT.json (a certificate that `symgauss check` VERIFIES, of a kind listed below) as a
+Coq file whose theorems state, over the rationals, the algebraic facts the certificate rests on (F(Σ*) = 0
 entry by entry, positive-definite matrices, invariance and rank factorisations), each proved by
 computation against the library in coq/SymGauss, and whose main theorem derives the claim from
 the named dynamical facts of coq/SymGauss/Dynamics.v. Then run coqc on it (unless --no-coqc):
@@ -15,11 +15,12 @@ the named dynamical facts of coq/SymGauss/Dynamics.v. Then run coqc on it (unles
   exit 0  written, and coqc accepted it with only the documented assumptions
           (or coqc is not installed: the file is written and one line says so)
   exit 1  coqc rejected it, or its main theorem rests on an undocumented assumption
-  exit 2  not exportable: not a verified certificate, or a rigorous (ball-arithmetic) kind
+  exit 2  not exportable: not a verified certificate, or a kind that needs ball arithmetic
 
 Exported kinds: stable-equilibrium, stable-equilibrium-in-range, unstable-equilibrium,
-common-lyapunov, robust-global, unreachable, and reach when it is exact (translation and
-Bernoulli-attention pieces)."""
+common-lyapunov, robust-global, unreachable, reach when it is exact (translation and
+Bernoulli-attention pieces), and stable-equilibrium-structured (rational inequalities at rational
+points, checked exactly by Coq although symgauss check uses ball arithmetic)."""
 
 
 def add_arguments(p):

@@ -13,8 +13,10 @@ inertia theorem, the Bernoulli closed form, rank invariance), and the file ends 
 
 Exported kinds (the exact ones): stable-equilibrium, stable-equilibrium-in-range,
 unstable-equilibrium, common-lyapunov, robust-global, unreachable, and reach when it is exact
-(translation and Bernoulli-attention pieces only). Rigorous (ball-arithmetic) kinds are not
-exported.
+(translation and Bernoulli-attention pieces only); and stable-equilibrium-structured, rigorous in
+symgauss's checker (ball arithmetic) but resting on rational inequalities at rational points (Σ*
+and Q exact), which Coq checks exactly with P the svec Gram matrix of Δ ↦ tr(QΔQΔ). The other
+rigorous kinds (enclosures, validated integration, blow-up) are not exported.
 """
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ from symgauss.kernel.exact import eye
 from symgauss.kernel.read import ExactParams, matrix, rational, read_problem, vector
 
 KINDS = ("stable-equilibrium", "stable-equilibrium-in-range", "unstable-equilibrium",
-         "common-lyapunov", "robust-global", "unreachable", "reach")
+         "common-lyapunov", "robust-global", "unreachable", "reach",
+         "stable-equilibrium-structured")
 LIBRARY = ("Sums", "Matrix", "PosDef", "Moments", "Dynamics")
 
 
@@ -128,7 +131,11 @@ def _stable(f: _File, p, pname, claim, w, prefix=""):
                       f"lyapunov_riccati {pname} {cov} {Qw} {rate} {shape} {scal} {sq} {eq} "
                       f"{pd_s} {qs} {qpd} {dpd}"))
     else:
-        Pw = f.define(f"{prefix}Pw", "smat", mat(w["P"]))
+        if "Q_gram" in w:
+            Qw = f.define(f"{prefix}Qw", "smat", mat(w["Q_gram"]))
+            Pw = f.define(f"{prefix}Pw", "smat", f"svec_gram (dim {pname}) {Qw}")
+        else:
+            Pw = f.define(f"{prefix}Pw", "smat", mat(w["P"]))
         n = f"svec_dim (dim {pname})"
         ps = f.fact(f"{prefix}P_square", f"Square ({n}) {Pw}")
         ppd = f.pd(n, Pw, w["P"], "witness P ≻ 0")
@@ -187,11 +194,27 @@ def _witness(w, d, n):
 
 
 # --- per kind ---------------------------------------------------------------------------------
+def svec_gram(Q):
+    """P_ab = tr(Q E_a Q E_b) on svec coordinates (the Gram matrix of Δ ↦ tr(QΔQΔ))."""
+    d = Q.nrows()
+    pairs = [(i, j) for i in range(d) for j in range(i, d)]
+    X = []
+    for i, j in pairs:
+        E = flint.fmpq_mat(d, d)
+        E[i, j] = E[j, i] = 1
+        X.append(Q * E * Q)
+    return flint.fmpq_mat(len(pairs), len(pairs), [X[b][i, j] * (1 if i == j else 2)
+                                                   for i, j in pairs for b in range(len(pairs))])
+
+
 def _stable_kind(f, cert, problem):
     p, d = problem.params, problem.d
     f.define("prob", "problem", _problem_text(p))
     claim = _numbers(cert["claim"], ("cov", "rate", "mean", "mean_rate", "global_rate"), d)
-    return _stable(f, p, "prob", claim, _witness(cert["witness"], d, d * (d + 1) // 2))
+    w = _witness(cert["witness"], d, d * (d + 1) // 2)
+    if cert["kind"] == "stable-equilibrium-structured":   # P = svec Gram of tr(QΔQΔ)
+        w = {"Q_gram": w["Q"], "P": svec_gram(w["Q"])}
+    return _stable(f, p, "prob", claim, w)
 
 
 def _in_range(f, cert, problem):
@@ -406,9 +429,17 @@ def _reach(f, cert, problem):
                "duration_b pieces T = true", c) for c in close)]
 
 
-WRITERS = {"stable-equilibrium": _stable_kind, "stable-equilibrium-in-range": _in_range,
+#: rigorous kinds whose claim reduces to rational inequalities at rational points (exported)
+RATIONAL = {"stable-equilibrium-structured"}
+WRITERS = {"stable-equilibrium": _stable_kind, "stable-equilibrium-structured": _stable_kind, "stable-equilibrium-in-range": _in_range,
            "unstable-equilibrium": _unstable, "common-lyapunov": _common,
            "robust-global": _robust, "unreachable": _unreachable, "reach": _reach}
+
+
+def exportable(cert) -> bool:
+    """Whether :func:`export` takes this (verified) certificate."""
+    return cert.get("kind") in WRITERS and (cert.get("level") == "exact" or
+                                            cert.get("kind") in RATIONAL)
 
 
 def export(cert, source: str = "certificate") -> str:
@@ -422,7 +453,7 @@ def export(cert, source: str = "certificate") -> str:
     if verdict.status != "verified":
         raise ExportError(f"{source} is not a verified certificate ({verdict.status}: "
                           f"{verdict.reason}); only verified certificates are exported")
-    if cert["kind"] not in WRITERS or verdict.level != "exact":
+    if cert["kind"] not in WRITERS or (verdict.level != "exact" and cert["kind"] not in RATIONAL):
         raise ExportError(f"{source}: kind {cert['kind']} (level {verdict.level}) is not "
                           f"exported to Coq; exported kinds (exact): {', '.join(KINDS)}")
     f = _File()

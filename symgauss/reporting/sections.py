@@ -262,11 +262,11 @@ def section_trajectories(ctx) -> SectionOutput:
 
 
 def coq_cell(certs) -> tuple:
-    """(cell, ok) of the column "kernel-checked (Coq)" for verified certificates: each exact
-    one exported and compiled by coqc (``symgauss export-coq``); "-" when none is exact."""
-    from symgauss.export.coq import KINDS, export
+    """(cell, ok) of the column "kernel-checked (Coq)" for verified certificates: each one of an
+    exported kind compiled by coqc (``symgauss export-coq``); "-" when none is."""
+    from symgauss.export.coq import export, exportable
     from symgauss.export.coqc import check_text, missing_reason
-    exact = [c for c in certs if c.get("kind") in KINDS and c.get("level") == "exact"]
+    exact = [c for c in certs if exportable(c)]
     if not exact:
         return "-", True
     if (reason := missing_reason()) is not None:
