@@ -10,7 +10,8 @@ Write CERT.json (a certificate that `symgauss check` VERIFIES, of a kind listed 
 Coq file whose theorems state, over the rationals, the algebraic facts the certificate rests on
 (F(Σ*) = 0 entry by entry, positive-definite matrices, invariance and rank factorisations),
 each proved by computation against the library in coq/SymGauss, and whose main theorem derives
-the claim from the named dynamical facts of coq/SymGauss/Dynamics.v. Then run coqc on it (unless --no-coqc):
+the claim from the named dynamical facts of coq/SymGauss/Dynamics.v. Then run coqc on it
+(unless --no-coqc):
 
   exit 0  written, and coqc accepted it with only the documented assumptions
           (or coqc is not installed: the file is written and one line says so)
