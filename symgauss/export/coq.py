@@ -34,6 +34,7 @@ KINDS = ("stable-equilibrium", "stable-equilibrium-in-range", "unstable-equilibr
          "common-lyapunov", "robust-global", "unreachable", "reach",
          "stable-equilibrium-structured")
 LIBRARY = ("Sums", "Matrix", "PosDef", "Moments", "Dynamics")
+MAX_D_SVEC = 12   # the svec routes (n = d(d+1)/2 ≤ 78), as in the kernel
 
 
 class ExportError(SymgaussError):
@@ -213,6 +214,10 @@ def _stable_kind(f, cert, problem):
     claim = _numbers(cert["claim"], ("cov", "rate", "mean", "mean_rate", "global_rate"), d)
     w = _witness(cert["witness"], d, d * (d + 1) // 2)
     if cert["kind"] == "stable-equilibrium-structured":   # P = svec Gram of tr(QΔQΔ)
+        if d > MAX_D_SVEC:
+            raise ExportError(f"kind {cert['kind']} is exported for d ≤ {MAX_D_SVEC} (its Coq "
+                              f"check works on svec coordinates, n = d(d+1)/2); this one has "
+                              f"d = {d}")
         w = {"Q_gram": w["Q"], "P": svec_gram(w["Q"])}
     return _stable(f, p, "prob", claim, w)
 
