@@ -218,7 +218,7 @@ def test_an_unproved_blow_up_against_a_converging_integration_is_undecided(monke
     from symgauss.questions.regime.basin import LimitResult
     monkeypatch.setattr(reference, "reference_regime", lambda p: {
         "kind": "stable-equilibrium", "t_star": None, "limit": [[1, 0], [0, 1]]})
-    monkeypatch.setattr(basin, "find_limit", lambda p, prop: LimitResult(None, None, "stalled"))
+    monkeypatch.setattr(basin, "find_limit", lambda *_: LimitResult(None, None, "stalled"))
     monkeypatch.setattr(decide, "decide_blowup", lambda p, digits, certify: BlowupResult(
         "blow-up", True, "87.65", None, False, "float root", "high-precision", "root found"))
     r = classify(Problem(cov0=[[1, 0], [0, 1]], A=[[1, 1], [0, 1]], V=[[-1, 0], [0, -1]],
