@@ -128,7 +128,7 @@ def _least_mu(Pa, P_np, J, accepts) -> flint.fmpq:
     matrix J), then bisection."""
     lo, hi = _mu_guess(P_np, J)
     best, unit = None, abs(lo) + 0.1
-    for k in range(-4, 12):
+    for k in range(-6, 12):
         cand = _simple_signed(lo + unit * 2.0 ** k)
         if accepts(cand):
             best = cand
@@ -140,7 +140,7 @@ def _least_mu(Pa, P_np, J, accepts) -> flint.fmpq:
             if accepts(mu):
                 return mu
         return mu
-    for _ in range(3):
+    for _ in range(6):
         if float(best) - lo < 1e-3 * (abs(lo) + 1e-3):
             break
         mid = (lo + float(best)) / 2
