@@ -205,3 +205,23 @@ def test_over_the_d_limit_is_invalid_naming_the_limit():
                        "A": [[-int(i == j) for j in range(d)] for i in range(d)]}
     v = check_certificate(reseal(cert))
     assert v.status == "invalid" and "d ≤ 5" in v.reason, v
+
+
+def test_an_unproved_blow_up_against_a_converging_integration_is_undecided(monkeypatch):
+    """decide_blowup's float root of det M(t) at a late time (cancellation in D⁻¹ − LᵀG(t)L;
+    found on vI-20-d4, seed 7, T* ≈ 87.65 while Σ(t) converges) must not become a blow-up
+    answer when the integration converges: two unproved answers that disagree give undecided."""
+    import symgauss.questions.blowup.decide as decide
+    import symgauss.questions.regime.basin as basin
+    import symgauss.questions.regime.reference as reference
+    from symgauss.questions.blowup.result import BlowupResult
+    from symgauss.questions.regime.basin import LimitResult
+    monkeypatch.setattr(reference, "reference_regime", lambda p: {
+        "kind": "stable-equilibrium", "t_star": None, "limit": [[1, 0], [0, 1]]})
+    monkeypatch.setattr(basin, "find_limit", lambda *_: LimitResult(None, None, "stalled"))
+    monkeypatch.setattr(decide, "decide_blowup", lambda p, digits, certify: BlowupResult(
+        "blow-up", True, "87.65", None, False, "float root", "high-precision", "root found"))
+    r = classify(Problem(cov0=[[1, 0], [0, 1]], A=[[1, 1], [0, 1]], V=[[-1, 0], [0, -1]],
+                         B=[[1, 1], [0, 1]]))
+    assert r.kind == "undecided" and r.level is None
+    assert any("87.65" in t for t in r.tried)

@@ -28,10 +28,13 @@ from symgauss.kernel.flow import (
     Flow,
     box_center,
     contracts,
+    slopes,
+    spreads,
     step,
     svec_of,
     sym_of,
     tube_slack,
+    upper,
 )
 from symgauss.kernel.verdict import NotProved
 
@@ -56,7 +59,8 @@ class Run:
         return Run(self.steps[:k], self.points[:k + 1], None, t, True, self.texts[:k])
 
     def witness_steps(self) -> list:
-        return [{"h": str(h), "beta": _dec(b), "mu": _dec(m), "point": list(texts)}
+        return [{"h": str(h), "beta": [_dec(x) for x in b] if isinstance(b, list) else _dec(b),
+                 "mu": _dec(m), "point": list(texts)}
                 for (h, b, m, _), texts in zip(self.steps, self.texts)]
 
 
@@ -105,7 +109,8 @@ def _mag(S) -> float:
     return max(abs(float(v.mid())) + float(v.rad()) for v in svec_of(S)) or 1e-300
 
 
-def _mu_guess(P_np, J) -> float:
+def _mu_guess(P_np, J) -> tuple:
+    """(μ at the midpoint matrix, a crude bound over the ball matrix J) in the metric P."""
     import numpy as np
     from scipy.linalg import eigh
     n = J.nrows()
@@ -114,17 +119,51 @@ def _mu_guess(P_np, J) -> float:
     S = (Jm.T @ P_np + P_np @ Jm) / 2
     mu = float(eigh(S, P_np, eigvals_only=True)[-1])
     lmin = float(np.linalg.eigvalsh(P_np)[0])
-    return mu + np.linalg.norm(Jr) * np.linalg.norm(P_np, 2) / lmin * 1.01 + 1e-12
+    return mu, mu + np.linalg.norm(Jr) * np.linalg.norm(P_np, 2) / lmin * 1.01 + 1e-12
+
+
+def _least_mu(Pa, P_np, J, accepts) -> flint.fmpq:
+    """A short rational μ that ``accepts(μ)`` (the kernel's log-norm test on the box), near the
+    least one: geometric steps up from the midpoint's μ (then the crude bound of the ball
+    matrix J), then bisection."""
+    lo, hi = _mu_guess(P_np, J)
+    best, unit = None, abs(lo) + 0.1
+    for k in range(-6, 12):
+        cand = _simple_signed(lo + unit * 2.0 ** k)
+        if accepts(cand):
+            best = cand
+            break
+        lo = max(lo, float(cand))
+    if best is None:
+        for k in range(6):
+            mu = _simple_signed(hi + (abs(hi) + 0.1) * (0.02 * 3 ** k - 0.02))
+            if accepts(mu):
+                return mu
+        return mu
+    for _ in range(6):
+        if float(best) - lo < 1e-3 * (abs(lo) + 1e-3):
+            break
+        mid = (lo + float(best)) / 2
+        cand = _simple_signed(mid)
+        if cand < best and accepts(cand):
+            best = cand
+        else:
+            lo = mid
+    return best
 
 
 def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int = 128,
-              max_steps: int = 600, safety: float = 0.12, tol: float = 1e-15, stop_time=None) -> Run:
+              max_steps: int = 600, safety: float = 0.12, tol: float = 1e-15, stop_time=None,
+              shrink_box: bool = False) -> Run:
     """Validated steps from the exact svec ``start`` until ``stop(point, radius)`` (or
     ``stop_time(point, radius, t)``) holds, or ``t_max``.
 
     ``params`` are exact (kernel) parameters; P ≻ 0 (fmpq_mat) with λmin(P) ≥ ell the metric.
     Every step is accepted by :func:`symgauss.kernel.flow.step`; a step that cannot be
     validated is retried shorter, and after 12 retries the run stops (``why`` says where).
+    ``shrink_box``: also shorten a step (up to 3 times) while the log-norm the kernel accepts on
+    its a-priori box is far above the one at the point (an ill-conditioned P amplifies the
+    box's spread); more, shorter steps, for the convergence search.
     """
     import numpy as np
     d = params.A.nrows()
@@ -133,7 +172,7 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
     t = flint.fmpq(0)
     with flint.ctx.workprec(prec):
         flow, Pa = Flow(params), flint.arb_mat(P)
-        c, r = list(start), flint.arb(0)
+        c, r, spread, slope = list(start), flint.arb(0), spreads(Pa, ell), slopes(flow, Pa)
         while True:
             if (stop is not None and stop(c, r)) or (stop_time is not None and stop_time(c, r, t)):
                 return Run(steps, points, r, t, True, texts)
@@ -144,34 +183,26 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
             a0 = max(_mag(co[0]), 1e-12)
             h0 = min((a0 / max(_mag(co[j]), 1e-300)) ** (1.0 / j) for j in (order - 1, order))
             h = min(h0 * safety, 1e6)
-            done = False
+            mu_point = _mu_guess(P_np, flow.jacobian(sym_of(c, d)))[0]
+            done, shrink = False, 0
             for _ in range(12):
                 H = _simple(h)
                 rounded = [_round(v) for v in svec_of(_horner(co, flint.arb(H), order))]
                 nxt = [x for x, _ in rounded]
-                rr = flint.arb(float(r.mid() + r.rad()) / math.sqrt(float(ell)) * 1.01)
-                centre = box_center(flow, c, H)
-                beta = 0.6 * float(H) * _mag(flow.field(sym_of(c, d))) + float(rr.mid()) + 1e-40
                 try:
-                    for _b in range(6):
-                        box = sym_of(centre, d, flint.arb(_simple(beta)))
-                        slack = tube_slack(flow, c, rr, flint.arb(H), box, _simple(beta))
-                        if slack > 0:
-                            break
-                        beta = max((beta - float(slack.mid()) + float(slack.rad())) * 1.2,
-                                   beta * 1.1)
-                        if not math.isfinite(beta) or beta > 1e50:
-                            raise NotProved("no a-priori box")
-                    else:
-                        raise NotProved("no a-priori box")
-                    B = _simple(beta)
-                    J = flow.jacobian(sym_of(centre, d, flint.arb(B)))
-                    guess = _mu_guess(P_np, J)
-                    for k in range(6):
-                        mu = _simple_signed(guess + (abs(guess) + 0.1) * (0.02 * 3 ** k - 0.02))
-                        if contracts(Pa, J, -mu):
-                            break
-                    r_new = step(flow, Pa, ell, c, r, H, B, mu, nxt, order)
+                    B = _box(flow, c, r, spread, H)
+                    centre = box_center(flow, c, H)
+                    J = flow.jacobian(sym_of(centre, d, [flint.arb(b) for b in B]))
+                    # the kernel's affine test (flow.contracts_box) with DF at the centre once
+                    Jc = flow.jacobian(sym_of(centre, d))
+                    widen = sum((flint.arb(b) * sk for b, sk in zip(B, slope)), flint.arb(0)) / 2
+                    mu = _least_mu(Pa, P_np, J, lambda m: widen.is_finite() and contracts(
+                        Pa, Jc, widen - flint.arb(m)))
+                    if float(mu) - mu_point > 0.5 + 0.25 * abs(mu_point) and shrink < 3 and \
+                            shrink_box and float(r.mid()) > 0:
+                        shrink += 1     # the box's spread dominates the log-norm: shorter
+                        raise NotProved("log-norm on the box far above the point's")
+                    r_new = step(flow, Pa, ell, c, r, H, B, mu, nxt, order, spread, slope)
                     local = float(r_new.mid()) - math.exp(min(float(mu) * float(H), 700)) * float(
                         r.mid())
                     if local > tol * max(1.0, a0) and h > 1e-3 * h0 * safety:
@@ -187,6 +218,29 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
             points.append(nxt)
             texts.append([tx for _, tx in rounded])
             c, r, t = nxt, r_new, t + H
+
+
+def _box(flow, c, r, spread, H) -> list:
+    """Radii β_i (one per svec coordinate) of an a-priori box for a step of length H from c
+    (radius r in the metric whose :func:`~symgauss.kernel.flow.spreads` are ``spread``) that the
+    tube test accepts, grown where it fails; NotProved when none is found."""
+    d = flow.d
+    rr = [flint.arb(float(upper(r * s).mid()) * 1.01) for s in spread]
+    centre = box_center(flow, c, H)
+    drift = [abs(float(f.mid())) for f in svec_of(flow.field(sym_of(c, d)))]
+    scale = max(drift) * float(H) * 1e-3 + 1e-40
+    beta = [0.6 * float(H) * f + float(q.mid()) + scale for f, q in zip(drift, rr)]
+    for _b in range(8):
+        if not all(math.isfinite(b) and b < 1e50 for b in beta):
+            break
+        B = [_simple(b) for b in beta]
+        slack = tube_slack(flow, c, rr, flint.arb(H), sym_of(centre, d, [flint.arb(b) for b in B]),
+                           B)
+        if all(v > 0 for v in slack):
+            return B
+        beta = [b if v > 0 else max((b - float(v.mid()) + float(v.rad())) * 1.2, b * 1.1)
+                for b, v in zip(beta, slack)]
+    raise NotProved("no a-priori box")
 
 
 def _simple_signed(x: float) -> flint.fmpq:

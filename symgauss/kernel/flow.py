@@ -7,13 +7,20 @@ with λmin(P) ≥ ℓ, so ‖x‖_∞ ≤ ‖x‖_2 ≤ ‖x‖_P/√ℓ.
 **Step** (:func:`check_steps`). Given Σ(t_k) within ‖·‖_P-distance r_k of the rational point c_k,
 and the witness's h, β, μ, c_{k+1}:
 
-1. a-priori box. B = {x : ‖x − m‖_∞ ≤ β}, m = c_k + (h/2)F(c_k) rounded. If the P-ball's
-   ∞-norm box c_k ± r_k/√ℓ plus [0, h]·F(B) lies inside B, every solution from the P-ball stays
-   in B on [0, h] (at its first exit x(τ) − x(0) ∈ τ·hull F(B), a contradiction); it exists
-   there since F is polynomial.
-2. log-norm. DF is affine in Σ, so DF(B) in ball arithmetic holds every Jacobian on B; if
-   μP − (JᵀP + PJ)/2 ≻ 0 for all of them, two solutions in the convex B separate at most like
-   e^{μt} in ‖·‖_P.
+1. a-priori box. B = {x : |x_i − m_i| ≤ β_i for every i}, m = c_k + (h/2)F(c_k) rounded, β
+   one radius or one per svec coordinate. The P-ball lies in the box c_k ± r_k·s, s_i =
+   min(1/√ℓ, √((P⁻¹)_ii)) (max of x_i on {xᵀPx ≤ r²} is r√((P⁻¹)_ii) by Cauchy–Schwarz; the
+   inverse enclosed in ball arithmetic). If that box plus [0, h]·F(B) lies inside B, every
+   solution from the P-ball stays in B on [0, h] (at its first exit x(τ) − x(0) ∈ τ·hull F(B),
+   a contradiction); it exists there since F is polynomial. One radius per coordinate keeps B
+   thin where the P-ball and the drift are thin, so DF(B) spreads less (step 2).
+2. log-norm. If μP − (JᵀP + PJ)/2 ≻ 0 for every J = DF(x), x ∈ B, two solutions in the
+   convex B separate at most like e^{μt} in ‖·‖_P. DF is affine in x: DF(m + δ) = DF(m) +
+   Σ_k δ_k J_k, J_k = DF(E_k) − DF(0) (E_k the svec unit matrices). With M_k = J_kᵀP + PJ_k
+   and s_k ≥ ‖L⁻¹M_kL⁻ᵀ‖_F ≥ max |λ(P⁻¹M_k)| (P = LLᵀ; ball arithmetic, once per metric),
+   −s_kP ⪯ M_k ⪯ s_kP, so the condition holds on all of B if (μ − Σ_k β_k s_k/2)P − (J(m)ᵀP + PJ(m))/2 ≻ 0
+   at the single point m (:func:`contracts_box`); this keeps the affine structure that an
+   interval matrix DF(B) loses (the latter is the fallback).
 3. Taylor. φ_h(c_k) = Σ_{j<p} Σ_j(c_k) h^j + h^p Σ_p(ξ) componentwise (Lagrange), ξ on the
    solution, which lies in B; the recursion Σ_{j+1} = (AΣ_j + Σ_jAᵀ + Σ_h Σ_{i≤j}(W + Wᵀ))/(j+1),
    W = V_hΣ_iB_hΣ_{j−i}, evaluated on B encloses Σ_p(ξ).
@@ -37,10 +44,13 @@ def pairs(d: int) -> list:
 
 
 def sym_of(x, d: int, rad=None) -> flint.arb_mat:
-    """The symmetric matrix with svec x (arb or fmpq entries), each entry widened by ``rad``."""
+    """The symmetric matrix with svec x (arb or fmpq entries), each entry widened by ``rad``
+    (one radius, or a list of one per svec coordinate)."""
     S = flint.arb_mat(d, d)
+    rads = rad if isinstance(rad, list) else [rad] * len(x)
     for k, (i, j) in enumerate(pairs(d)):
-        S[i, j] = S[j, i] = flint.arb(x[k]) if rad is None else flint.arb(x[k]) + flint.arb(0, rad)
+        S[i, j] = S[j, i] = (flint.arb(x[k]) if rads[k] is None else
+                             flint.arb(x[k]) + flint.arb(0, rads[k]))
     return S
 
 
@@ -127,34 +137,93 @@ def contracts(P, J, rate) -> bool:
     return positive_definite_balls(-(J.transpose() * P + P * J) - P * (2 * rate))
 
 
+def slopes(flow, P) -> list:
+    """s_k ≥ ‖L⁻¹(J_kᵀP + PJ_k)L⁻ᵀ‖_F ≥ max |λ(P⁻¹M_k)| for each svec coordinate k (module
+    docstring, step 2; P = LLᵀ, the Cholesky factor enclosed in ball arithmetic); P an arb_mat
+    ≻ 0. Infinite (no bound) if the factorisation fails in ball arithmetic."""
+    n = P.nrows()
+    L = flint.arb_mat(n, n)
+    for j in range(n):
+        for i in range(j, n):
+            v = P[i, j] - sum((L[i, k] * L[j, k] for k in range(j)), flint.arb(0))
+            if i == j:
+                if not v > 0:
+                    return [flint.arb("inf")] * n
+                L[j, j] = v.sqrt()
+            else:
+                L[i, j] = v / L[j, j]
+    try:
+        Li = L.inv()
+    except ZeroDivisionError:
+        return [flint.arb("inf")] * n
+    zero = flow.jacobian(flint.arb_mat(flow.d, flow.d))
+    out = []
+    for k in range(n):
+        x = [0] * n
+        x[k] = 1
+        Jk = flow.jacobian(sym_of(x, flow.d)) - zero
+        X = Li * (Jk.transpose() * P + P * Jk) * Li.transpose()
+        out.append(upper(sum((X[i, j] * X[i, j] for i in range(n) for j in range(n)),
+                             flint.arb(0))).sqrt())
+    return out
+
+
+def contracts_box(flow, P, centre, radii, rate, s) -> bool:
+    """−(JᵀP + PJ) − 2·rate·P ≻ 0 for every J = DF(x), x in the box centre ± radii (svec; one
+    radius per coordinate), by the affine bound of step 2 with the slopes ``s``, or else by the
+    interval matrix DF(box)."""
+    d = flow.d
+    widen = sum((flint.arb(b) * sk for b, sk in zip(radii, s)), flint.arb(0))
+    if widen.is_finite() and contracts(P, flow.jacobian(sym_of(centre, d)), rate + widen / 2):
+        return True
+    return contracts(P, flow.jacobian(sym_of(centre, d, [flint.arb(b) for b in radii])), rate)
+
+
 def box_center(flow, c, h) -> list:
     """The a-priori box's centre: the midpoints of c + (h/2)·F(c) (exact rationals)."""
     F = svec_of(flow.field(sym_of(c, flow.d)))
     return [(flint.arb(x) + flint.arb(h) / 2 * f).mid() for x, f in zip(c, F)]
 
 
-def tube_slack(flow, c, r, H, box, beta):
-    """min over coordinates of β − |c + [0, h]·F(box) − centre| − r (for the search: positive
-    means the box is large enough; :func:`step` tests the containment itself)."""
-    span = flint.arb(H / 2, H / 2)   # the interval [0, h]
+def spreads(P, ell) -> list:
+    """s_i ≥ max{x_i : xᵀPx ≤ 1} = √((P⁻¹)_ii), capped by 1/√ℓ (module docstring, step 1)."""
+    cap = flint.arb(1) / flint.arb(ell).sqrt()
+    try:
+        inv = P.inv()
+    except ZeroDivisionError:
+        return [upper(cap)] * P.nrows()
     out = []
-    for x, f, m in zip(c, svec_of(flow.field(box)), svec_of(box)):
-        dev = abs(flint.arb(x) + span * f - m.mid())
-        out.append(flint.arb(beta) - dev - r)
-    return min(out, key=lambda v: v.mid() - v.rad())
+    for i in range(P.nrows()):
+        s = upper(inv[i, i]).sqrt() if inv[i, i] > 0 else cap
+        out.append(upper(s) if s < cap else upper(cap))
+    return out
 
 
-def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int):
+def tube_slack(flow, c, rr, H, box, beta) -> list:
+    """Per coordinate, β_i − |c_i + [0, h]·F_i(box) − centre_i| − rr_i (for the search:
+    positive means the box is large enough there; :func:`step` tests the containment itself)."""
+    span = flint.arb(H / 2, H / 2)   # the interval [0, h]
+    return [flint.arb(b) - abs(flint.arb(x) + span * f - m.mid()) - q for x, f, m, b, q in
+            zip(c, svec_of(flow.field(box)), svec_of(box), beta, rr)]
+
+
+def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=None):
     """One step check (module docstring): Σ(t + h) within the returned r' of ``nxt`` in ‖·‖_P,
-    given Σ(t) within r of ``c``. Raises NotProved naming the failing part."""
+    given Σ(t) within r of ``c``; β one radius or a list (one per coordinate); ``spread`` the
+    s_i of :func:`spreads` (None: 1/√ℓ), ``slope`` those of :func:`slopes` (None: computed).
+    Raises NotProved naming the failing part."""
     d, H = flow.d, flint.arb(h)
-    box = sym_of(box_center(flow, c, h), d, flint.arb(beta))
-    span, rr = flint.arb(H / 2, H / 2), flint.arb(0, upper(r / flint.arb(ell).sqrt()))
-    if not all(b.contains_interior(flint.arb(x) + span * f + rr) for x, f, b in
-               zip(c, svec_of(flow.field(box)), svec_of(box))):
-        raise NotProved(f"the a-priori box of radius β = {float(beta):.3g} is not proved to hold "
-                        "the solution (c + [0, h]·F(box) ± r/√ℓ inside the box fails)")
-    if not contracts(P, flow.jacobian(box), -flint.arb(mu)):
+    betas = beta if isinstance(beta, list) else [beta] * len(c)
+    centre = box_center(flow, c, h)
+    box = sym_of(centre, d, [flint.arb(b) for b in betas])
+    span = flint.arb(H / 2, H / 2)
+    s = spread or [upper(flint.arb(1) / flint.arb(ell).sqrt())] * len(c)
+    if not all(b.contains_interior(flint.arb(x) + span * f + flint.arb(0, upper(r * si)))
+               for x, f, b, si in zip(c, svec_of(flow.field(box)), svec_of(box), s)):
+        raise NotProved(f"the a-priori box of radius β ≤ {max(float(b) for b in betas):.3g} is "
+                        "not proved to hold the solution (c + [0, h]·F(box) ± r·s inside the "
+                        "box fails)")
+    if not contracts_box(flow, P, centre, betas, -flint.arb(mu), slope or slopes(flow, P)):
         raise NotProved(f"μ = {float(mu):.4g} is not proved to bound the logarithmic norm of DF "
                         "on the a-priori box")
     point = flow.taylor(sym_of(c, d), order - 1)
@@ -183,10 +252,10 @@ def check_steps(flow, P, ell, start, steps, order: int) -> tuple:
 
     Returns (c_N, r_N): Σ(Σh) is within ‖·‖_P-distance r_N (arb upper bound) of c_N.
     """
-    c, r = start, flint.arb(0)
+    c, r, spread, slope = start, flint.arb(0), spreads(P, ell), slopes(flow, P)
     for k, (h, beta, mu, nxt) in enumerate(steps):
         try:
-            r = step(flow, P, ell, c, r, h, beta, mu, nxt, order)
+            r = step(flow, P, ell, c, r, h, beta, mu, nxt, order, spread, slope)
         except NotProved as exc:
             raise NotProved(f"step {k}: {exc}") from None
         c = nxt

@@ -7,8 +7,8 @@ C must be 0), ``rate`` λ, ``t_enter`` T. Witness: the metric ``P`` (n×n) with 
 the region's level ``rho``, the Taylor ``order`` and ``prec`` (bits), optional ``metric``
 (``region``: the steps measure distances in ‖·‖_P, the default; ``identity``: in ‖·‖_2, converted
 at the end by ‖e‖_P ≤ √‖P‖_∞·‖e‖_2), and ``steps``: a list of
-{``h``, ``beta``, ``mu``, ``point``} (step, a-priori box radius, log-norm bound, svec of the next
-point), summing to T. Checks:
+{``h``, ``beta``, ``mu``, ``point``} (step, a-priori box radius — one number, or a list of one
+per svec coordinate —, log-norm bound, svec of the next point), summing to T. Checks:
 
 1. P − ℓI ≻ 0 (exact); the region E = {‖x − C‖_P² ≤ ρ} contracts at rate λ and ‖F(C)‖_P² < λ²ρ
    (ball arithmetic on the box of radius √(ρ/ℓ) around C; F(C) exact);
@@ -63,8 +63,12 @@ def read_steps(value, n: int, where: str = "witness.steps") -> list:
         w = f"{where}[{k}]"
         if not isinstance(st, dict) or set(st) != {"h", "beta", "mu", "point"}:
             raise Invalid(f"{w}: expected exactly the keys h, beta, mu, point")
-        h, beta = rational(st["h"], f"{w}.h"), rational(st["beta"], f"{w}.beta")
-        if h <= 0 or beta <= 0:
+        h, b = rational(st["h"], f"{w}.h"), st["beta"]
+        if isinstance(b, list) and len(b) != n:
+            raise Invalid(f"{w}.beta: expected one number or a list of {n} (svec)")
+        beta = ([rational(x, f"{w}.beta[{i}]") for i, x in enumerate(b)] if isinstance(b, list)
+                else rational(b, f"{w}.beta"))
+        if h <= 0 or min(beta if isinstance(beta, list) else [beta]) <= 0:
             raise Invalid(f"{w}: h and beta must be positive")
         pt = st["point"]
         if not isinstance(pt, list) or len(pt) != n:

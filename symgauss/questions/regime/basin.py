@@ -97,8 +97,8 @@ def find_limit(problem, proposal: dict, *, t_max: float = 200.0) -> LimitResult:
     from symgauss.integrate.validated import integrate
     from symgauss.kernel.checker import check
     from symgauss.kernel.equations import residual, svec
-    from symgauss.kernel.flow import Flow, p_norm, sym_of
-    from symgauss.kernel.kinds.limit import check_region
+    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, p_norm, sym_of
+    from symgauss.kernel.kinds.limit import MAX_STEPS, check_region
     from symgauss.kernel.read import read_problem
     from symgauss.model.certificate import envelope
     kind = proposal["kind"]
@@ -160,7 +160,9 @@ def find_limit(problem, proposal: dict, *, t_max: float = 200.0) -> LimitResult:
         gap = [flint.arb(a) - flint.arb(b) for a, b in zip(pt, c)]
         return float(p_norm(flint.arb_mat(P), gap).mid()) + float(r.mid()) < target
 
-    run = integrate(p, svec(ep.cov0), P, ell, inside, t_max=t_max)
+    steps = min(MAX_STEPS, MAX_STEP_WORK // (24 * 24 * (len(p.heads) + 1)))
+    run = integrate(p, svec(ep.cov0), P, ell, inside, t_max=t_max, shrink_box=True,
+                    max_steps=steps)
     metric = "region"
     if not run.stopped:     # an ill-conditioned P can make the steps stall: measure in ‖·‖_2
         from symgauss.kernel.exact import eye, norm_inf
@@ -168,7 +170,8 @@ def find_limit(problem, proposal: dict, *, t_max: float = 200.0) -> LimitResult:
 
         def inside_2(pt, r):
             return inside(pt, r * scale)
-        run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), inside_2, t_max=t_max)
+        run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), inside_2, t_max=t_max,
+                        max_steps=steps)
         metric = "identity"
     if not run.stopped:
         return LimitResult(None, None, f"validated integration did not reach the contraction "

@@ -315,6 +315,15 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     general = problem.params.quadratic_R() is None and proposal["kind"] == "blow-up"
     res = decide_blowup(problem, digits, certify=certify and not general)
     method = f"symgauss.questions.blowup.decide: {res.method}"
+    if res.regime == "blow-up" and res.level == "high-precision" and \
+            proposal["kind"] in ("stable-equilibrium", "decay", "singular-limit"):
+        # two unproved answers that contradict each other: say neither (fail closed)
+        tried.append(f"symgauss.questions.blowup.decide: blow-up at T* ≈ {res.t_star} "
+                     f"(high-precision, not proved: {res.evidence[:160]})")
+        return Regime("undecided", None, f"the float integration converges "
+                      f"({proposal['kind']}) but {method} finds a blow-up at T* ≈ "
+                      f"{res.t_star} at high precision; neither is proved and they disagree",
+                      method, tried=tuple(tried))
     if res.regime == "blow-up":
         exact = None if res.closed_form is None else sp.sstr(res.closed_form)
         notes = () if res.enclosure is None else (
