@@ -429,3 +429,24 @@ def test_cli_no_crosscheck_is_still_certified(capsys):
     out = json.loads(capsys.readouterr().out)
     xc = [a for a in out["agreement"] if a["method"].startswith("moment ODE")]
     assert xc and xc[0]["digits"] >= 12        # the projective integration sees T* = 1/4
+
+
+def test_uncertified_root_contradicted_by_the_moment_ode_is_undecided(monkeypatch):
+    """A high-precision root of det M(t) that is neither certified nor confirmed by the
+    projective integration is no answer (seen on the regime ensemble's vI-20-d4, seed 7: a
+    spurious root at t ≈ 87.65 from cancellation, while Σ(t) converges)."""
+    import symgauss.questions.blowup.decide as decide
+    import symgauss.questions.blowup.enclosure as enclosure
+    from symgauss import Problem
+    p = Problem(cov0=[[1, 0], [0, 1]], A=[["1/10", 1], [0, "1/5"]], V=[[1, 0], [0, 1]],
+                B=[[1, "1/2"], ["1/2", 1]])
+    honest = decide.decide_blowup(p, digits=15, certify=True)
+    assert honest.regime == "blow-up" and honest.level == "rigorous"
+    monkeypatch.setattr(enclosure, "certify_root", lambda *a, **k: None)
+    confirmed = decide.decide_blowup(p, digits=15, certify=True)
+    assert confirmed.regime == "blow-up" and confirmed.level == "high-precision"
+    monkeypatch.setattr(decide, "_projective_check", lambda *a: [
+        ("moment ODE, projective form (float64 Taylor): no blow-up seen", 0.0)])
+    r = decide.decide_blowup(p, digits=15, certify=True)
+    assert r.regime == "undecided" and r.level is None and r.t_star is None
+    assert "neither certified nor confirmed" in r.evidence

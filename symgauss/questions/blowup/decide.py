@@ -134,6 +134,10 @@ def _riccati_decision(problem, data, digits, certify, crosscheck):
                              evidence=base + why)
 
 
+#: digits on which the projective integration must confirm an uncertified T*
+MIN_AGREEMENT = 3
+
+
 def _blowup_from_root(problem, data, root, digits, certify, crosscheck, method, evidence,
                       cf=None):
     from symgauss.questions.blowup.enclosure import certify_root
@@ -158,6 +162,15 @@ def _blowup_from_root(problem, data, root, digits, certify, crosscheck, method, 
                      f"({enc.proof}; xᵀM(T⁺)x < 0) in arb at {enc.prec} bits")
     if crosscheck:
         agreement += _projective_check(problem, data, root)
+        if cf is None and not certified and not any(
+                name.endswith("T*") and digits_agreed >= MIN_AGREEMENT
+                for name, digits_agreed in agreement):
+            # one unproved method, contradicted (or not confirmed) by the other: fail closed
+            return BlowupResult("undecided", None, None, None, False, method, None,
+                                evidence + f"; a root of det M(t) near t ≈ {t_text[:12]} was "
+                                "found in high precision but neither certified nor confirmed "
+                                f"by integrating the moment ODE ({agreement[-1][0]}): no answer",
+                                digits=digits, agreement=tuple(agreement))
     lvl = (cf.level if cf is not None else "rigorous" if certified else "high-precision")
     return BlowupResult("blow-up", True, t_text, enclosure, certified, method, lvl,
                         evidence + proof, closed_form=None if cf is None else cf.t_star,
