@@ -79,7 +79,9 @@ def library(timeout: float = 600) -> Path:
                                f"{' '.join((r.stderr or r.stdout).split())[:300]}")
     try:
         tmp.parent.rename(target.parent)
-    except OSError:          # compiled meanwhile by another process: use theirs
+    except OSError:          # compiled meanwhile by another process: use theirs if complete
+        if not (target / f"{LIBRARY[-1]}.vo").exists():
+            return tmp
         shutil.rmtree(tmp.parent, ignore_errors=True)
     return target
 
