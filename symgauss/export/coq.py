@@ -28,6 +28,7 @@ from symgauss.export.coq_witness import not_nd_hint, pd_hint, rank_hint
 from symgauss.kernel.equations import linearisation, riccati_R, velocity_matrix
 from symgauss.kernel.errors import SymgaussError
 from symgauss.kernel.exact import eye
+from symgauss.kernel.flow import pairs
 from symgauss.kernel.read import ExactParams, matrix, rational, read_problem, vector
 
 KINDS = ("stable-equilibrium", "stable-equilibrium-in-range", "unstable-equilibrium",
@@ -118,10 +119,11 @@ def _stable(f: _File, p, pname, claim, w, prefix=""):
     eq = f.fact(f"{prefix}equilibrium", f"Zero (residual {pname} {cov})")
     pd_s = f.pd(f"dim {pname}", cov, S, "Σ* ≻ 0")
     common = f"{shape} {sq} {eq} {pd_s}"
+    scal = f.fact(f"{prefix}scalar_heads", f"scalar_heads {pname} = true") \
+        if "Q" in w or "global_rate" in claim else None
     terms = []
     if "Q" in w:
         Qw = f.define(f"{prefix}Qw", "smat", mat(w["Q"]))
-        scal = f.fact(f"{prefix}scalar_heads", f"scalar_heads {pname} = true")
         qs = f.fact(f"{prefix}Q_square", f"Square (dim {pname}) {Qw}")
         qpd = f.pd(f"dim {pname}", Qw, w["Q"], "witness Q ≻ 0")
         N = p.A + S * riccati_R(p)
@@ -164,7 +166,6 @@ def _stable(f: _File, p, pname, claim, w, prefix=""):
     if "global_rate" in claim:
         g = f.define(f"{prefix}global_rate", "rat", q(claim["global_rate"]))
         Zw = f.define(f"{prefix}Zw", "smat", mat(w["Z"]))
-        scal = f.fact(f"{prefix}scalar_heads_g", f"scalar_heads {pname} = true")
         rneg = f.pd(f"dim {pname}", f"sopp (riccati_R {pname})", -riccati_R(p), "−R ≻ 0")
         zs = f.fact(f"{prefix}Z_square", f"Square (dim {pname}) {Zw}")
         zpd = f.pd(f"dim {pname}", Zw, w["Z"], "witness Z ≻ 0")
@@ -172,7 +173,7 @@ def _stable(f: _File, p, pname, claim, w, prefix=""):
                   decay(-p.A.transpose(), w["Z"], 2 * claim["global_rate"]),
                   "AZ + ZAᵀ − 2gZ ≻ 0")
         terms.append((f"Attracts {pname} {cov} {g}",
-                      f"bernoulli_global {pname} {cov} {Zw} {g} {common.split()[0]} {scal} "
+                      f"bernoulli_global {pname} {cov} {Zw} {g} {shape} {scal} "
                       f"{sq} {eq} {pd_s} {rneg} {zs} {zpd} {zd}"))
     return terms
 
@@ -198,14 +199,15 @@ def _witness(w, d, n):
 def svec_gram(Q):
     """P_ab = tr(Q E_a Q E_b) on svec coordinates (the Gram matrix of Δ ↦ tr(QΔQΔ))."""
     d = Q.nrows()
-    pairs = [(i, j) for i in range(d) for j in range(i, d)]
+    svec_pairs = pairs(d)
     X = []
-    for i, j in pairs:
+    for i, j in svec_pairs:
         E = flint.fmpq_mat(d, d)
         E[i, j] = E[j, i] = 1
         X.append(Q * E * Q)
-    return flint.fmpq_mat(len(pairs), len(pairs), [X[b][i, j] * (1 if i == j else 2)
-                                                   for i, j in pairs for b in range(len(pairs))])
+    n = len(svec_pairs)
+    return flint.fmpq_mat(n, n, [X[b][i, j] * (1 if i == j else 2)
+                                 for i, j in svec_pairs for b in range(n)])
 
 
 def _stable_kind(f, cert, problem):

@@ -7,6 +7,7 @@ nothing but the documented facts: the dynamical facts of ``coq/SymGauss/Dynamics
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -59,10 +60,14 @@ def _coqc(args, cwd, timeout):
                           timeout=timeout)
 
 
+@functools.lru_cache(maxsize=1)
+def _coqc_version() -> str:
+    return subprocess.run(["coqc", "--version"], capture_output=True, text=True).stdout
+
+
 def library(timeout: float = 600) -> Path:
     """The compiled library (compiled once per source version and coqc, in a cache)."""
-    version = subprocess.run(["coqc", "--version"], capture_output=True, text=True).stdout
-    digest = hashlib.sha256(version.encode())
+    digest = hashlib.sha256(_coqc_version().encode())
     for name in LIBRARY:
         digest.update((LIB_DIR / f"{name}.v").read_bytes())
     target = _cache_root() / digest.hexdigest()[:16] / "SymGauss"
