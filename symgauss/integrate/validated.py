@@ -31,10 +31,9 @@ from symgauss.kernel.flow import (
     slopes,
     spreads,
     step,
-    svec_of,
-    sym_of,
     tube_slack,
     upper,
+    widening,
 )
 from symgauss.kernel.verdict import NotProved
 
@@ -80,10 +79,10 @@ def _long_dec(x: flint.fmpq, digits: int) -> str:
     return ("-" if neg else "") + f"{m}e{-k}"
 
 
-def _round(v: flint.arb) -> tuple:
-    """(rational, its text): the midpoint of v to POINT_DIGITS significant digits."""
+def _round(v: flint.arb, digits: int = POINT_DIGITS) -> tuple:
+    """(rational, its text): the midpoint of v to ``digits`` significant digits."""
     x = _mid_fmpq(v)
-    text = "0" if x == 0 else _long_dec(x, POINT_DIGITS)
+    text = "0" if x == 0 else _long_dec(x, digits)
     return flint.fmpq(*_frac(text)) if x != 0 else flint.fmpq(0), text
 
 
@@ -105,8 +104,8 @@ def _simple(x: float) -> flint.fmpq:
     return flint.fmpq(m * 10 ** (e - 2)) if e >= 2 else flint.fmpq(m, 10 ** (2 - e))
 
 
-def _mag(S) -> float:
-    return max(abs(float(v.mid())) + float(v.rad()) for v in svec_of(S)) or 1e-300
+def _mag(flow, S) -> float:
+    return max(abs(float(v.mid())) + float(v.rad()) for v in flow.coords(S)) or 1e-300
 
 
 def _mu_guess(P_np, J) -> tuple:
@@ -154,7 +153,8 @@ def _least_mu(Pa, P_np, J, accepts) -> flint.fmpq:
 
 def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int = 128,
               max_steps: int = 600, safety: float = 0.12, tol: float = 1e-15, stop_time=None,
-              shrink_box: bool = False) -> Run:
+              shrink_box: bool = False, flow=None, radius=None,
+              digits: int = POINT_DIGITS) -> Run:
     """Validated steps from the exact svec ``start`` until ``stop(point, radius)`` (or
     ``stop_time(point, radius, t)``) holds, or ``t_max``.
 
@@ -163,41 +163,47 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
     validated is retried shorter, and after 12 retries the run stops (``why`` says where).
     ``shrink_box``: also shorten a step (up to 3 times) while the log-norm the kernel accepts on
     its a-priori box is far above the one at the point (an ill-conditioned P amplifies the
-    box's spread); more, shorter steps, for the convergence search.
+    box's spread); more, shorter steps, for the convergence search. ``flow``: another field with
+    the five methods of :class:`~symgauss.kernel.flow.Flow` (default eq. 1.1 for ``params``);
+    ``radius``: the start is only known within this ‖·‖_P-distance of ``start``; ``digits``:
+    significant digits of the points (with ``prec`` bits, their rounding is the local error).
     """
     import numpy as np
-    d = params.A.nrows()
     P_np = np.array([[float(P[i, j]) for j in range(P.ncols())] for i in range(P.nrows())])
     steps, points, texts = [], [list(start)], []
     t = flint.fmpq(0)
     with flint.ctx.workprec(prec):
-        flow, Pa = Flow(params), flint.arb_mat(P)
-        c, r, spread, slope = list(start), flint.arb(0), spreads(Pa, ell), slopes(flow, Pa)
+        flow, Pa = flow or Flow(params), flint.arb_mat(P)
+        c, r, spread, slope = list(start), flint.arb(0) if radius is None else upper(radius), \
+            spreads(Pa, ell), slopes(flow, Pa)
         while True:
             if (stop is not None and stop(c, r)) or (stop_time is not None and stop_time(c, r, t)):
                 return Run(steps, points, r, t, True, texts)
             if float(t) >= t_max or len(steps) >= max_steps:
                 return Run(steps, points, r, t, False, texts,
                            f"stopped at t = {float(t):.4g} after {len(steps)} steps")
-            co = flow.taylor(sym_of(c, d), order)
-            a0 = max(_mag(co[0]), 1e-12)
-            h0 = min((a0 / max(_mag(co[j]), 1e-300)) ** (1.0 / j) for j in (order - 1, order))
+            co = flow.taylor(flow.box(c), order)
+            a0 = max(_mag(flow, co[0]), 1e-12)
+            h0 = min((a0 / max(_mag(flow, co[j]), 1e-300)) ** (1.0 / j) for j in (order - 1, order))
             h = min(h0 * safety, 1e6)
-            mu_point = _mu_guess(P_np, flow.jacobian(sym_of(c, d)))[0]
+            mu_point = _mu_guess(P_np, flow.jacobian(flow.box(c)))[0]
             done, shrink = False, 0
             for _ in range(12):
                 H = _simple(h)
-                rounded = [_round(v) for v in svec_of(_horner(co, flint.arb(H), order))]
+                rounded = [_round(v, digits) for v in flow.coords(_horner(co, flint.arb(H), order))]
                 nxt = [x for x, _ in rounded]
                 try:
                     B = _box(flow, c, r, spread, H)
                     centre = box_center(flow, c, H)
-                    J = flow.jacobian(sym_of(centre, d, [flint.arb(b) for b in B]))
+                    J = flow.jacobian(flow.box(centre, [flint.arb(b) for b in B]))
                     # the kernel's affine test (flow.contracts_box) with DF at the centre once
-                    Jc = flow.jacobian(sym_of(centre, d))
-                    widen = sum((flint.arb(b) * sk for b, sk in zip(B, slope)), flint.arb(0)) / 2
-                    mu = _least_mu(Pa, P_np, J, lambda m: widen.is_finite() and contracts(
-                        Pa, Jc, widen - flint.arb(m)))
+                    Jc = flow.jacobian(flow.box(centre))
+                    widen = widening(flow, Pa, centre, B, slope) / 2
+                    if widen.is_finite():
+                        mu = _least_mu(Pa, P_np, J, lambda m, Jc=Jc, widen=widen: contracts(
+                            Pa, Jc, widen - flint.arb(m)))
+                    else:   # no slopes: the kernel's fallback, the interval matrix DF(box)
+                        mu = _least_mu(Pa, P_np, J, lambda m, J=J: contracts(Pa, J, -flint.arb(m)))
                     if float(mu) - mu_point > 0.5 + 0.25 * abs(mu_point) and shrink < 3 and \
                             shrink_box and float(r.mid()) > 0:
                         shrink += 1     # the box's spread dominates the log-norm: shorter
@@ -224,17 +230,16 @@ def _box(flow, c, r, spread, H) -> list:
     """Radii β_i (one per svec coordinate) of an a-priori box for a step of length H from c
     (radius r in the metric whose :func:`~symgauss.kernel.flow.spreads` are ``spread``) that the
     tube test accepts, grown where it fails; NotProved when none is found."""
-    d = flow.d
     rr = [flint.arb(float(upper(r * s).mid()) * 1.01) for s in spread]
     centre = box_center(flow, c, H)
-    drift = [abs(float(f.mid())) for f in svec_of(flow.field(sym_of(c, d)))]
+    drift = [abs(float(f.mid())) for f in flow.coords(flow.field(flow.box(c)))]
     scale = max(drift) * float(H) * 1e-3 + 1e-40
     beta = [0.6 * float(H) * f + float(q.mid()) + scale for f, q in zip(drift, rr)]
     for _b in range(8):
         if not all(math.isfinite(b) and b < 1e50 for b in beta):
             break
         B = [_simple(b) for b in beta]
-        slack = tube_slack(flow, c, rr, flint.arb(H), sym_of(centre, d, [flint.arb(b) for b in B]),
+        slack = tube_slack(flow, c, rr, flint.arb(H), flow.box(centre, [flint.arb(b) for b in B]),
                            B)
         if all(v > 0 for v in slack):
             return B

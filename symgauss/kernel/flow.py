@@ -10,17 +10,23 @@ and the witness's h, β, μ, c_{k+1}:
 1. a-priori box. B = {x : |x_i − m_i| ≤ β_i for every i}, m = c_k + (h/2)F(c_k) rounded, β
    one radius or one per svec coordinate. The P-ball lies in the box c_k ± r_k·s, s_i =
    min(1/√ℓ, √((P⁻¹)_ii)) (max of x_i on {xᵀPx ≤ r²} is r√((P⁻¹)_ii) by Cauchy–Schwarz; the
-   inverse enclosed in ball arithmetic). If that box plus [0, h]·F(B) lies inside B, every
-   solution from the P-ball stays in B on [0, h] (at its first exit x(τ) − x(0) ∈ τ·hull F(B),
-   a contradiction); it exists there since F is polynomial. One radius per coordinate keeps B
-   thin where the P-ball and the drift are thin, so DF(B) spreads less (step 2).
+   inverse enclosed in ball arithmetic; call that box I). If the tube Σ_{j<q} T_j(I)·[0, h]^j +
+   [0, h]^q·T_q(B) lies inside B (T_j the Taylor coefficient functions, x^{(j)} = j!·T_j(x),
+   T_0(I) = I; q = TUBE_ORDER), every solution from the P-ball stays in B on [0, h]: at its
+   first exit time τ ≤ h, componentwise Lagrange gives x_i(τ) = Σ_{j<q} T_j(x(0))_iτ^j +
+   τ^q T_q(x(ξ_i))_i with x(ξ_i) ∈ B, so x(τ) is in the tube, inside B, a contradiction; the
+   solution exists there since F is polynomial. (q = 1 is the classical c + [0, h]·F(B) test;
+   a larger q allows steps past h·‖DF‖ ≈ 1.) One radius per coordinate keeps B thin where
+   the P-ball and the drift are thin, so DF(B) spreads less (step 2).
 2. log-norm. If μP − (JᵀP + PJ)/2 ≻ 0 for every J = DF(x), x ∈ B, two solutions in the
    convex B separate at most like e^{μt} in ‖·‖_P. DF is affine in x: DF(m + δ) = DF(m) +
    Σ_k δ_k J_k, J_k = DF(E_k) − DF(0) (E_k the svec unit matrices). With M_k = J_kᵀP + PJ_k
    and s_k ≥ ‖L⁻¹M_kL⁻ᵀ‖_F ≥ max |λ(P⁻¹M_k)| (P = LLᵀ; ball arithmetic, once per metric),
    −s_kP ⪯ M_k ⪯ s_kP, so the condition holds on all of B if (μ − Σ_k β_k s_k/2)P − (J(m)ᵀP + PJ(m))/2 ≻ 0
    at the single point m (:func:`contracts_box`); this keeps the affine structure that an
-   interval matrix DF(B) loses (the latter is the fallback).
+   interval matrix DF(B) loses (the latter is the fallback). A field whose DF is quadratic
+   (the compactified flow of :mod:`symgauss.kernel.kinds.blowup_infinity`) adds the exact
+   second-order term, :func:`widening`.
 3. Taylor. φ_h(c_k) = Σ_{j<p} Σ_j(c_k) h^j + h^p Σ_p(ξ) componentwise (Lagrange), ξ on the
    solution, which lies in B; the recursion Σ_{j+1} = (AΣ_j + Σ_jAᵀ + Σ_h Σ_{i≤j}(W + Wᵀ))/(j+1),
    W = V_hΣ_iB_hΣ_{j−i}, evaluated on B encloses Σ_p(ξ).
@@ -59,12 +65,21 @@ def svec_of(S) -> list:
 
 
 class Flow:
-    """Eq. 1.1's covariance field for constant (A, heads), in ball arithmetic."""
+    """Eq. 1.1's covariance field for constant (A, heads), in ball arithmetic. A state is a
+    symmetric arb_mat; :meth:`box` and :meth:`coords` convert from and to svec coordinates (the
+    step check sees only those, so another field with the same five methods can be stepped)."""
+    affine = True   # DF is affine in the state: the slopes bound of step 2 applies
 
     def __init__(self, params):
         self.A = flint.arb_mat(params.A)
         self.heads = [(flint.arb_mat(V), flint.arb_mat(B)) for V, B in params.heads]
         self.d = params.A.nrows()
+
+    def box(self, x, rad=None):
+        return sym_of(x, self.d, rad)
+
+    def coords(self, S) -> list:
+        return svec_of(S)
 
     def field(self, S):
         M = self.A
@@ -137,10 +152,21 @@ def contracts(P, J, rate) -> bool:
     return positive_definite_balls(-(J.transpose() * P + P * J) - P * (2 * rate))
 
 
-def slopes(flow, P) -> list:
-    """s_k ≥ ‖L⁻¹(J_kᵀP + PJ_k)L⁻ᵀ‖_F ≥ max |λ(P⁻¹M_k)| for each svec coordinate k (module
-    docstring, step 2; P = LLᵀ, the Cholesky factor enclosed in ball arithmetic); P an arb_mat
-    ≻ 0. Infinite (no bound) if the factorisation fails in ball arithmetic."""
+def _unit(flow, n, *ks):
+    x = [0] * n
+    for k in ks:
+        x[k] += 1
+    return flow.box(x)
+
+
+def slopes(flow, P):
+    """Step 2's constants, once per metric (P ≻ 0 an arb_mat; P = LLᵀ, L enclosed in ball
+    arithmetic). Affine DF: [s_k], s_k ≥ ‖L⁻¹(J_kᵀP + PJ_k)L⁻ᵀ‖_F ≥ max |λ(P⁻¹M_k)| for each
+    coordinate k (module docstring). Quadratic DF (``flow.affine`` False: DF(m + δ) = DF(m) +
+    Σ_k δ_kJ_k(m) + ½Σ_kl δ_kδ_lJ_kl exactly, J_k(m) = J_k(0) + Σ_l m_lJ_kl): (X0, X, S2) with
+    X0_k = L⁻¹(J_k(0)ᵀP + PJ_k(0))L⁻ᵀ, X_kl the same of J_kl, s_kl ≥ ‖X_kl‖_F; J_kl = DF(E_k + E_l)
+    − DF(E_k) − DF(E_l) + DF(0), J_k(0) = (DF(E_k) − DF(−E_k))/2. Infinite (no bound) if the
+    factorisation fails in ball arithmetic."""
     n = P.nrows()
     L = flint.arb_mat(n, n)
     for j in range(n):
@@ -156,32 +182,64 @@ def slopes(flow, P) -> list:
         Li = L.inv()
     except ZeroDivisionError:
         return [flint.arb("inf")] * n
-    zero = flow.jacobian(flint.arb_mat(flow.d, flow.d))
-    out = []
+
+    def rel(J):
+        return Li * (J.transpose() * P + P * J) * Li.transpose()
+
+    J = [flow.jacobian(_unit(flow, n, k)) for k in range(n)]
+    J0 = flow.jacobian(_unit(flow, n))
+    if flow.affine:
+        return [_frob(rel(Jk - J0)) for Jk in J]
+    X = [[rel(flow.jacobian(_unit(flow, n, k, m)) - J[k] - J[m] + J0) for m in range(n)]
+         for k in range(n)]
+    X0 = []
     for k in range(n):
         x = [0] * n
-        x[k] = 1
-        Jk = flow.jacobian(sym_of(x, flow.d)) - zero
-        X = Li * (Jk.transpose() * P + P * Jk) * Li.transpose()
-        out.append(upper(sum((X[i, j] * X[i, j] for i in range(n) for j in range(n)),
-                             flint.arb(0))).sqrt())
-    return out
+        x[k] = -1
+        X0.append(rel((J[k] - flow.jacobian(flow.box(x))) / 2))
+    return X0, X, [[_frob(x) for x in row] for row in X]
+
+
+def _frob(X) -> flint.arb:
+    """An upper bound of ‖X‖_F."""
+    n = X.nrows()
+    return upper(sum((X[i, j] * X[i, j] for i in range(n) for j in range(n)), flint.arb(0))).sqrt()
+
+
+def widening(flow, P, centre, radii, s) -> flint.arb:
+    """w with (JᵀP + PJ)/2 ⪯ (J(centre)ᵀP + PJ(centre))/2 + (w/2)·P for every J = DF(x), x in the
+    box centre ± radii (svec; one radius per coordinate): step 2's Σ β_ks_k, or for a quadratic
+    DF Σ β_k‖X0_k + Σ_l centre_l X_kl‖_F + ½Σ β_kβ_l s_kl (:func:`slopes`). Infinite when ``s``
+    holds no bound."""
+    b = [flint.arb(x) for x in radii]
+    if flow.affine:
+        return sum((x * sk for x, sk in zip(b, s)), flint.arb(0))
+    if not isinstance(s, tuple):
+        return flint.arb("inf")
+    X0, X, S2 = s
+    n = len(b)
+    w = sum((b[k] * b[m] * S2[k][m] for k in range(n) for m in range(n)), flint.arb(0)) / 2
+    for k in range(n):
+        Xk = X0[k]
+        for m in range(n):
+            if not flint.arb(centre[m]).is_zero():
+                Xk = Xk + X[k][m] * flint.arb(centre[m])
+        w = w + b[k] * _frob(Xk)
+    return w
 
 
 def contracts_box(flow, P, centre, radii, rate, s) -> bool:
-    """−(JᵀP + PJ) − 2·rate·P ≻ 0 for every J = DF(x), x in the box centre ± radii (svec; one
-    radius per coordinate), by the affine bound of step 2 with the slopes ``s``, or else by the
-    interval matrix DF(box)."""
-    d = flow.d
-    widen = sum((flint.arb(b) * sk for b, sk in zip(radii, s)), flint.arb(0))
-    if widen.is_finite() and contracts(P, flow.jacobian(sym_of(centre, d)), rate + widen / 2):
+    """−(JᵀP + PJ) − 2·rate·P ≻ 0 for every J = DF(x), x in the box centre ± radii, by
+    :func:`widening` with the slopes ``s``, or else by the interval matrix DF(box)."""
+    widen = widening(flow, P, centre, radii, s)
+    if widen.is_finite() and contracts(P, flow.jacobian(flow.box(centre)), rate + widen / 2):
         return True
-    return contracts(P, flow.jacobian(sym_of(centre, d, [flint.arb(b) for b in radii])), rate)
+    return contracts(P, flow.jacobian(flow.box(centre, [flint.arb(b) for b in radii])), rate)
 
 
 def box_center(flow, c, h) -> list:
     """The a-priori box's centre: the midpoints of c + (h/2)·F(c) (exact rationals)."""
-    F = svec_of(flow.field(sym_of(c, flow.d)))
+    F = flow.coords(flow.field(flow.box(c)))
     return [(flint.arb(x) + flint.arb(h) / 2 * f).mid() for x, f in zip(c, F)]
 
 
@@ -199,12 +257,26 @@ def spreads(P, ell) -> list:
     return out
 
 
-def tube_slack(flow, c, rr, H, box, beta) -> list:
-    """Per coordinate, β_i − |c_i + [0, h]·F_i(box) − centre_i| − rr_i (for the search:
-    positive means the box is large enough there; :func:`step` tests the containment itself)."""
+#: the order q of the a-priori enclosure (step 1)
+TUBE_ORDER = 4
+
+
+def tube(flow, c, rr, H, box) -> list:
+    """Per coordinate, a ball holding Σ_{j<q} T_j(c ± rr)·[0, h]^j + [0, h]^q·T_q(box) (step 1;
+    T_j the Taylor coefficient functions, T_0 = identity, q = TUBE_ORDER)."""
     span = flint.arb(H / 2, H / 2)   # the interval [0, h]
-    return [flint.arb(b) - abs(flint.arb(x) + span * f - m.mid()) - q for x, f, m, b, q in
-            zip(c, svec_of(flow.field(box)), svec_of(box), beta, rr)]
+    init = flow.taylor(flow.box(c, [flint.arb(x) for x in rr]), TUBE_ORDER - 1)
+    E = flow.taylor(box, TUBE_ORDER)[TUBE_ORDER]
+    for j in range(TUBE_ORDER - 1, -1, -1):
+        E = E * span + init[j]
+    return flow.coords(E)
+
+
+def tube_slack(flow, c, rr, H, box, beta) -> list:
+    """Per coordinate, β_i − |tube_i − centre_i| (for the search: positive means the box is
+    large enough there; :func:`step` tests the containment itself)."""
+    return [flint.arb(b) - abs(e - m.mid()) for e, m, b in
+            zip(tube(flow, c, rr, H, box), flow.coords(box), beta)]
 
 
 def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=None):
@@ -212,25 +284,24 @@ def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=No
     given Σ(t) within r of ``c``; β one radius or a list (one per coordinate); ``spread`` the
     s_i of :func:`spreads` (None: 1/√ℓ), ``slope`` those of :func:`slopes` (None: computed).
     Raises NotProved naming the failing part."""
-    d, H = flow.d, flint.arb(h)
+    H = flint.arb(h)
     betas = beta if isinstance(beta, list) else [beta] * len(c)
     centre = box_center(flow, c, h)
-    box = sym_of(centre, d, [flint.arb(b) for b in betas])
-    span = flint.arb(H / 2, H / 2)
+    box = flow.box(centre, [flint.arb(b) for b in betas])
     s = spread or [upper(flint.arb(1) / flint.arb(ell).sqrt())] * len(c)
-    if not all(b.contains_interior(flint.arb(x) + span * f + flint.arb(0, upper(r * si)))
-               for x, f, b, si in zip(c, svec_of(flow.field(box)), svec_of(box), s)):
+    if not all(b.contains_interior(e) for b, e in
+               zip(flow.coords(box), tube(flow, c, [upper(r * si) for si in s], H, box))):
         raise NotProved(f"the a-priori box of radius β ≤ {max(float(b) for b in betas):.3g} is "
-                        "not proved to hold the solution (c + [0, h]·F(box) ± r·s inside the "
-                        "box fails)")
+                        "not proved to hold the solution (the tube of step 1 inside the box "
+                        "fails)")
     if not contracts_box(flow, P, centre, betas, -flint.arb(mu), slope or slopes(flow, P)):
         raise NotProved(f"μ = {float(mu):.4g} is not proved to bound the logarithmic norm of DF "
                         "on the a-priori box")
-    point = flow.taylor(sym_of(c, d), order - 1)
+    point = flow.taylor(flow.box(c), order - 1)
     T = flow.taylor(box, order)[order]
     for j in range(order - 1, -1, -1):
         T = T * H + point[j]
-    err = [a - flint.arb(b) for a, b in zip(svec_of(T), nxt)]
+    err = [a - flint.arb(b) for a, b in zip(flow.coords(T), nxt)]
     return upper((flint.arb(mu) * H).exp() * r + p_norm(P, err))
 
 
@@ -247,12 +318,14 @@ def require_work(n_steps: int, order: int, prec: int, heads: int) -> None:
                       f"{MAX_STEP_WORK} (steps × order² × (heads + 1) × ⌈prec/128⌉)")
 
 
-def check_steps(flow, P, ell, start, steps, order: int) -> tuple:
-    """Run :func:`step` over ``steps`` = [(h, β, μ, c_next)] from the exact svec ``start``.
+def check_steps(flow, P, ell, start, steps, order: int, radius=None) -> tuple:
+    """Run :func:`step` over ``steps`` = [(h, β, μ, c_next)] from the exact svec ``start`` (or
+    from within ‖·‖_P-distance ``radius`` of it).
 
     Returns (c_N, r_N): Σ(Σh) is within ‖·‖_P-distance r_N (arb upper bound) of c_N.
     """
-    c, r, spread, slope = start, flint.arb(0), spreads(P, ell), slopes(flow, P)
+    c, spread, slope = start, spreads(P, ell), slopes(flow, P)
+    r = flint.arb(0) if radius is None else upper(radius)
     for k, (h, beta, mu, nxt) in enumerate(steps):
         try:
             r = step(flow, P, ell, c, r, h, beta, mu, nxt, order, spread, slope)

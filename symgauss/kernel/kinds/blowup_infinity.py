@@ -14,8 +14,19 @@ forward invariant, :mod:`symgauss.kernel.flow`), z(t0) ∈ E, and on the box hol
 κ ≤ g ≤ K with κ > 0 and tr Y > 0, then z(τ) stays in E for all τ ≥ 0, u0e^{−Kτ} ≤ u(τ) ≤
 u0e^{−κτ}, so t(τ) = t0 + ∫u increases to T* ∈ [t0 + u0/K, t0 + u0/κ], and tr Σ = tr Y/u → ∞.
 
+Then (witness ``compact_steps``, ``compact_P`` ((n+2)×(n+2)), ``compact_ell`` ≤ λmin): from the
+enclosure of Σ(t0) (z0 = (w = 0, u0, Y0) in ball arithmetic, its midpoint the exact start, the
+‖·‖_P-distance to it the start radius) validated steps of the compactified field with the elapsed
+time w (dw/dτ = u, :class:`CompactFlow`; the step check of :mod:`symgauss.kernel.flow`, which
+needs no more than a polynomial field) carry z to τ_N, where it must lie in E; then T* ∈
+t0 + w(τ_N) + [u(τ_N)/K, u(τ_N)/κ]. Σ = Y/u exists on [t0, t0 + w(τ_N)] since u > 0 there
+(u' = −ug keeps its sign). Near T* the compactified flow contracts, so these steps keep their
+accuracy where steps of eq. 1.1 lose it (errors there grow with ‖Σ‖). No compactified steps:
+z(t0) itself must lie in E.
+
 Claim: as kind ``blowup``. Witness: ``steps``, ``order``, ``prec`` (metric I, as kind ``limit``),
-``center`` Y* (d×d), ``P`` ((n+1)×(n+1), u first), ``ell`` ≤ λmin(P), ``rho``, ``rate`` λ.
+``center`` Y* (d×d), ``P`` ((n+1)×(n+1), u first), ``ell`` ≤ λmin(P), ``rho``, ``rate`` λ,
+and the three ``compact_*`` keys above.
 """
 from __future__ import annotations
 
@@ -25,10 +36,12 @@ from symgauss.kernel.exact import eye, require_pd
 from symgauss.kernel.flow import (
     Flow,
     check_steps,
-    contracts,
+    contracts_box,
     p_norm,
     pairs,
     require_work,
+    slopes,
+    spreads,
     svec_of,
     sym_of,
     upper,
@@ -44,7 +57,8 @@ SCHEMAS = {"blowup-infinity": Schema(
     BLOWUP["blowup"].claim,
     {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
      "prec": Field(integer(MIN_PREC, MAX_PREC)), "center": Field(sym("d")), "P": Field(raw),
-     "ell": Field(positive), "rho": Field(positive), "rate": Field(positive)},
+     "ell": Field(positive), "rho": Field(positive), "rate": Field(positive),
+     "compact_steps": Field(raw), "compact_P": Field(raw), "compact_ell": Field(positive)},
     "rigorous", {"d": MAX_D})}
 
 
@@ -95,6 +109,66 @@ class Compact:
         return flint.arb_mat(m, m, [cols[c][r] for r in range(m) for c in range(m)])
 
 
+class CompactFlow:
+    """G as a field to step (:func:`symgauss.kernel.flow.check_steps` sees only these five
+    methods): state z = (u, svec Y), or with ``elapsed`` z = (w, u, svec Y) with the elapsed time
+    w (dw/dτ = u, so t = t0 + w), an arb_mat column. G is cubic, so DG is quadratic: the
+    second-order bound of :func:`symgauss.kernel.flow.widening`."""
+    affine = False
+
+    def __init__(self, flow: Flow, elapsed: bool = True):
+        self.c, self.d, self.w = Compact(flow), flow.d, int(elapsed)
+        self.m = len(pairs(flow.d)) + 1 + self.w
+
+    def box(self, x, rad=None):
+        rads = rad if isinstance(rad, list) else [rad] * len(x)
+        return flint.arb_mat(self.m, 1, [flint.arb(v) if r is None else flint.arb(v) +
+                                         flint.arb(0, r) for v, r in zip(x, rads)])
+
+    def coords(self, z) -> list:
+        return [z[i, 0] for i in range(self.m)]
+
+    def _split(self, z):
+        return z[self.w, 0], sym_of(self.coords(z)[self.w + 1:], self.d)
+
+    def field(self, z):
+        u, Y = self._split(z)
+        return flint.arb_mat(self.m, 1, [u] * self.w + self.c.field(u, Y))
+
+    def jacobian(self, z):
+        u, Y = self._split(z)
+        Jc = self.c.jacobian(u, Y)
+        if not self.w:
+            return Jc
+        J = flint.arb_mat(self.m, self.m)
+        J[0, 1] = 1
+        for i in range(self.m - 1):
+            for j in range(self.m - 1):
+                J[i + 1, j + 1] = Jc[i, j]
+        return J
+
+    def taylor(self, z0, order: int) -> list:
+        """Taylor coefficients z_0..z_order: g_k = tr(L_k + Q_k) with L_k = L(Σ_i u_iY_{k−i}),
+        Q_k = Σ_i Q(Y_i, Y_{k−i}) (Q's symmetric bilinear form), then u_{k+1} = −Σ_i u_ig_{k−i}/(k+1),
+        Y_{k+1} = (L_k + Q_k − Σ_i Y_ig_{k−i})/(k+1), w_{k+1} = u_k/(k+1)."""
+        u0, Y0 = self._split(z0)
+        w, u, Y, g = [z0[0, 0] if self.w else 0], [u0], [Y0], []
+        for k in range(order):
+            L = self.c.lin(sum((Y[k - i] * u[i] for i in range(1, k + 1)), Y[k] * u[0]))
+            Q = flint.arb_mat(self.d, self.d)
+            for V, B in self.c.f.heads:
+                for i in range(k + 1):
+                    Q = Q + V * Y[i] * B * Y[k - i]
+            Q = Q + Q.transpose()
+            g.append(_tr(L) + _tr(Q))
+            w.append(u[k] / (k + 1))
+            u.append(-sum((u[i] * g[k - i] for i in range(k + 1)), flint.arb(0)) / (k + 1))
+            Y.append((L + Q - sum((Y[i] * g[k - i] for i in range(1, k + 1)), Y[0] * g[k]))
+                     / (k + 1))
+        return [flint.arb_mat(self.m, 1, [w[k]] * self.w + [u[k]] + svec_of(Y[k]))
+                for k in range(order + 1)]
+
+
 def check_region(flow, P, ell, rho, rate, Ystar):
     """The region at infinity (module docstring): returns (Compact, the ball of g on it)."""
     d, cp, Pa = flow.d, Compact(flow), flint.arb_mat(P)
@@ -102,43 +176,67 @@ def check_region(flow, P, ell, rho, rate, Ystar):
     if not p_norm(Pa, cp.field(flint.arb(0), sym_of(centre, d))) ** 2 < \
             flint.arb(rate) ** 2 * flint.arb(rho):
         raise NotProved("‖G(z*)‖_P² < rate²·rho fails: the region is not proved invariant")
-    w = upper((flint.arb(rho) / flint.arb(ell)).sqrt())
-    ubox, Ybox = flint.arb(0, w), sym_of(centre, d, w)
-    if not contracts(Pa, cp.jacobian(ubox, Ybox), flint.arb(rate)):
+    # E lies in the box z* ± √ρ·s_i (s_i from flow.spreads); DG on it by flow.widening
+    radii = [upper(flint.arb(rho).sqrt() * s) for s in spreads(Pa, ell)]
+    cf = CompactFlow(flow, elapsed=False)
+    if not contracts_box(cf, Pa, [0] + centre, radii, flint.arb(rate), slopes(cf, Pa)):
         raise NotProved("the compactified flow is not proved to contract on the region")
+    ubox, Ybox = flint.arb(0, radii[0]), sym_of(centre, d, radii[1:])
     g = cp.g(ubox, Ybox)
     if not (g > 0 and _tr(Ybox) > 0):
         raise NotProved("g = u·tr L(Y) + tr Q(Y) > 0 and tr Y > 0 are not proved on the region")
     return g
 
 
-def enclosure(P, rho, Ystar, g, end, r_end, t0):
-    """(lower, upper) arb bounds of T* when Σ(t0) (within r_end of ``end``) enters the region."""
-    d = Ystar.nrows()
-    S = sym_of(end, d, upper(r_end))
-    tr = _tr(S)
-    if not tr > 0:
-        raise NotProved("tr Σ(t0) > 0 is not proved")
-    u0 = 1 / tr
-    z = [u0] + svec_of(S * u0)
+def enclosure_at(P, rho, Ystar, g, u0, Y0, t):
+    """(lower, upper) arb bounds of T* when z = (u0, Y0) (balls; the true u0 > 0) at time t (a
+    ball) is in the region: T* ∈ t + [u0/K, u0/κ]."""
+    z = [u0] + svec_of(Y0)
     zc = [flint.arb(0)] + svec_of(flint.arb_mat(Ystar))
     if not p_norm(flint.arb_mat(P), [a - b for a, b in zip(z, zc)]) < flint.arb(rho).sqrt():
         raise NotProved("Σ(t0), compactified, is not proved inside the region at infinity")
     lo_u, hi_u = u0.mid() - u0.rad(), u0.mid() + u0.rad()
-    t = flint.arb(t0)
-    return t + lo_u / (g.mid() + g.rad()), t + hi_u / (g.mid() - g.rad())
+    return (t.mid() - t.rad()) + lo_u / (g.mid() + g.rad()), \
+        (t.mid() + t.rad()) + hi_u / (g.mid() - g.rad())
+
+
+def compact_start(flow, end, r_end, P2):
+    """(c0, r0): z(t0) = (0, 1/tr Σ, Σ/tr Σ) is within ‖·‖_P2-distance r0 of the exact c0, for
+    Σ(t0) within r_end (metric I) of the svec ``end``."""
+    S = sym_of(end, flow.d, upper(r_end))
+    tr = _tr(S)
+    if not tr > 0:
+        raise NotProved("tr Σ(t0) > 0 is not proved")
+    z0 = [flint.arb(0), 1 / tr] + svec_of(S / tr)
+    c0 = [x.mid() for x in z0]
+    return c0, p_norm(P2, [x - c for x, c in zip(z0, c0)])
+
+
+def compact_end(flow, end, r_end, P2, ell2, steps, order):
+    """The compactified steps (module docstring, ``compact_steps``) from Σ(t0) within r_end
+    (metric I) of the svec ``end``: returns (w, u, Y) as balls holding z at their end."""
+    c0, r0 = compact_start(flow, end, r_end, P2)
+    c, r = check_steps(CompactFlow(flow), P2, ell2, c0, steps, order, r0)
+    z = [flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spreads(P2, ell2))]
+    return z[0], z[1], sym_of(z[2:], flow.d)
 
 
 def check(kind, claim, witness, problem, ctx) -> None:
     check_claim(claim, problem)
     n = ctx.n
     steps = read_steps(witness["steps"], n)
+    compact = read_steps(witness["compact_steps"], n + 2, "witness.compact_steps")
     p = problem.params
-    require_work(len(steps), witness["order"], witness["prec"], len(p.heads))
+    # a compactified step costs about three of eq. 1.1's (the products u·g and Y·g)
+    require_work(len(steps) + 3 * len(compact), witness["order"], witness["prec"], len(p.heads))
     P = mat(n + 1, n + 1)(witness["P"], "witness.P", ctx)
     if P.transpose() != P:
         raise Invalid("witness.P is not symmetric")
     require_pd(P - eye(n + 1) * witness["ell"], "witness.P − ell·I")
+    P2 = mat(n + 2, n + 2)(witness["compact_P"], "witness.compact_P", ctx)
+    if P2.transpose() != P2:
+        raise Invalid("witness.compact_P is not symmetric")
+    require_pd(P2 - eye(n + 2) * witness["compact_ell"], "witness.compact_P − compact_ell·I")
     t0 = sum((h for h, _, _, _ in steps), flint.fmpq(0))
     with flint.ctx.workprec(witness["prec"]):
         flow = Flow(p)
@@ -146,7 +244,9 @@ def check(kind, claim, witness, problem, ctx) -> None:
                          witness["center"])
         end, r_end = check_steps(flow, flint.arb_mat(eye(n)), flint.fmpq(1),
                                  svec_of(problem.cov0), steps, witness["order"])
-        t_lo, t_hi = enclosure(P, witness["rho"], witness["center"], g, end, r_end, t0)
+        w, u, Y = compact_end(flow, end, r_end, flint.arb_mat(P2), witness["compact_ell"],
+                              compact, witness["order"])
+        t_lo, t_hi = enclosure_at(P, witness["rho"], witness["center"], g, u, Y, t0 + w)
         if not (flint.arb(claim["t_lower"]) < t_lo and t_hi <= flint.arb(claim["t_upper"])):
             raise NotProved(f"the proved enclosure [{t_lo.str(10)}, {t_hi.str(10)}] of T* is not "
                             "within the claimed (t_lower, t_upper]")

@@ -113,13 +113,13 @@ def find_blowup(problem, t_ref: float) -> BlowupBound:
                      "(symgauss.questions.regime.blowup_bound)")
 
 
-def certified(kind: str, problem, e, run, extra: dict, note: str) -> BlowupBound:
-    """The ``kind`` certificate (validated steps of ``run`` at order 24, 128 bits, then the
+def certified(kind: str, problem, e, run, extra: dict, note: str, prec: int = 128) -> BlowupBound:
+    """The ``kind`` certificate (validated steps of ``run`` at order 24, ``prec`` bits, then the
     witness keys ``extra``) for the T* bounds ``e``, kept only when the kernel verifies it."""
     from symgauss.kernel.checker import check
     from symgauss.model.certificate import envelope
     claim = claim_of(e)
-    witness = {"steps": run.witness_steps(), "order": 24, "prec": 128, **extra}
+    witness = {"steps": run.witness_steps(), "order": 24, "prec": prec, **extra}
     cert = envelope(kind, problem, claim, witness, "rigorous", note)
     verdict = check(cert)
     if verdict.status != "verified":

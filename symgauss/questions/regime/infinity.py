@@ -20,6 +20,21 @@ import flint
 from symgauss.kernel.verdict import NotProved
 from symgauss.questions.regime.blowup_bound import BlowupBound, certified
 
+#: switch from steps of eq. 1.1 to the compactified flow when their radius passes this
+#: fraction of tr Σ (their accuracy falls roughly like a power of ‖Σ‖ near T*)
+SWITCH = 1e-10
+#: ... or when tr Σ has grown this many times (the compactified flow is then near z*)
+GROW = 100
+#: the weight of the elapsed time w in the compactified steps' metric diag(W_WEIGHT, P): small,
+#: so that w's coupling (dw/dτ = u) adds little to the log-norm
+W_WEIGHT = flint.fmpq(1, 10 ** 2)
+#: working precision (bits) and the points' significant digits: steps of eq. 1.1 lose many
+#: digits on the way to a large Σ, so start with many
+PREC, DIGITS, TOL = 128, 30, 1e-18
+#: the compactified steps: longer (the flow is smooth near z*), a looser local error (their
+#: radius stays far below it), and the digits of T* at which to stop
+COMPACT_TOL, COMPACT_SAFETY, DONE = 1e-16, 0.3, 9
+
 
 def direction(problem, t_star: float):
     """Σ/tr Σ near T* (LSODA), carried on by the flow at infinity for τ ≤ 400 (floats)."""
@@ -53,8 +68,14 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     from symgauss.integrate.validated import integrate
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
-    from symgauss.kernel.flow import Flow, sym_of
-    from symgauss.kernel.kinds.blowup_infinity import Compact, check_region, enclosure
+    from symgauss.kernel.flow import Flow, spreads, sym_of, upper
+    from symgauss.kernel.kinds.blowup_infinity import (
+        Compact,
+        CompactFlow,
+        check_region,
+        compact_start,
+        enclosure_at,
+    )
     from symgauss.kernel.read import read_problem
     from symgauss.questions.regime.basin import _down, _q, _up
     d = problem.d
@@ -107,31 +128,61 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     if not found:
         return BlowupBound(None, "no contraction region at infinity was proved")
     rate, rho, g = found
-    history = []
+    # validated steps of eq. 1.1 while they stay accurate, then of the compactified flow (which
+    # contracts near z*, so its steps keep their accuracy) until z is deep inside the region
+    trace = [k for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d)) if i == j]
 
-    def entered(pt, r, t0):
-        try:
-            with flint.ctx.workprec(128):
-                e = enclosure(P, rho, Ystar, g, pt, r, t0)
-        except NotProved:
-            e = None
+    tr0 = sum(float(ep.cov0[i, i]) for i in range(d))
+
+    def loose(c, r, _t):
+        tr = sum(float(c[k]) for k in trace)
+        return float(r.mid()) > SWITCH * tr or tr > GROW * tr0
+
+    run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), None, t_max=t_ref * 1.5, tol=TOL,
+                    stop_time=loose, prec=PREC, digits=DIGITS)
+    if not run.stopped:
+        return BlowupBound(None, f"validated steps of eq. 1.1 did not reach a large Σ "
+                           f"({run.why or 'no enclosure'})")
+    P2 = flint.fmpq_mat(n + 2, n + 2)
+    P2[0, 0] = W_WEIGHT
+    for i in range(n + 1):
+        for j in range(n + 1):
+            P2[i + 1, j + 1] = P[i, j]
+    ell2 = min(ell, W_WEIGHT / 2)
+    history = []
+    with flint.ctx.workprec(PREC):
+        cflow = CompactFlow(flow)
+        c0, r0 = compact_start(cflow.c.f, run.points[-1], run.radius, flint.arb_mat(P2))
+        spread = spreads(flint.arb_mat(P2), ell2)
+    t0 = run.t
+
+    def deep(c, r):
+        with flint.ctx.workprec(PREC):
+            z = [flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spread)]
+            try:
+                e = enclosure_at(P, rho, Ystar, g, z[1], sym_of(z[2:], d), flint.arb(t0) + z[0])
+            except NotProved:
+                e = None
         history.append((math.inf if e is None else float(e[1].mid() - e[0].mid()),
                         len(history), e))
         best = min(history, key=lambda h: h[0])
-        if best[2] is None:
-            return False
-        return best[0] < 1e-9 * float(best[2][1].mid()) or (
-            best[0] < math.inf and history[-1][0] > 10 * best[0])
+        # done when T* is known to about DONE digits, or when 10 more steps gained < 1 %
+        return best[2] is not None and (best[0] < 10.0 ** -DONE * float(best[2][1].mid()) or (
+            len(history) > 10 and history[-11][0] < 1.01 * best[0]))
 
-    run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), None, t_max=t_ref * 1.5, tol=1e-12,
-                    stop_time=entered)
-    width, k, e = min(history, key=lambda h: h[0])
+    crun = integrate(p, c0, P2, ell2, deep, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
+                     prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY)
+    _, k, e = min(history, key=lambda h: h[0])
     if e is None:
-        return BlowupBound(None, f"validated integration did not enter the region at "
-                           f"infinity ({run.why or 'no enclosure'})")
-    return certified("blowup-infinity", problem, e, run.truncate(k),
+        return BlowupBound(None, f"validated steps of the compactified flow did not enter the "
+                           f"region at infinity ({crun.why or 'no enclosure'})")
+    return certified("blowup-infinity", problem, e, run,
                      {"center": [[str(Ystar[i, j]) for j in range(d)] for i in range(d)],
                       "P": [[str(P[i, j]) for j in range(n + 1)] for i in range(n + 1)],
-                      "ell": str(ell), "rho": str(rho), "rate": str(rate)},
-                     "validated Taylor steps, then a contraction region of the compactified "
-                     "flow at infinity (symgauss.questions.regime.infinity)")
+                      "ell": str(ell), "rho": str(rho), "rate": str(rate),
+                      "compact_steps": crun.truncate(k).witness_steps(),
+                      "compact_P": [[str(P2[i, j]) for j in range(n + 2)] for i in range(n + 2)],
+                      "compact_ell": str(ell2)},
+                     "validated Taylor steps of eq. 1.1, then of the compactified flow with the "
+                     "elapsed time, into a contraction region at infinity "
+                     "(symgauss.questions.regime.infinity)", PREC)
