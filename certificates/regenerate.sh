@@ -27,4 +27,5 @@ symgauss regime "$ex/general3.json" --certificate "$out/limit_general3.json" >/d
 symgauss regime "$ex/singular_limit.json" --certificate "$out/limit_singular.json" >/dev/null
 symgauss regime "$ex/general_blowup.json" --certificate "$out/blowup_trajectory_general.json" >/dev/null
 symgauss regime "$ex/blowup_at_infinity.json" --certificate "$out/blowup_infinity_general.json" >/dev/null
+symgauss regime "$ex/growth.json" --certificate "$out/growth_general.json" >/dev/null
 symgauss check "$out"/*.json

@@ -196,6 +196,8 @@ def claim_holds(cert) -> bool:
         return T is not None and lo - 1e-7 * (1 + T) < T <= hi + 1e-7 * (1 + T)
     if kind == "limit":
         return _limit_holds(A, heads, p, c)
+    if kind == "growth":
+        return _growth_holds(A, heads, p, c)
     if kind in ("blowup-trajectory", "blowup-infinity"):
         T = _float_blowup_time(A, heads, p)
         lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
@@ -270,6 +272,30 @@ def _limit_holds(A, heads, p, c) -> bool:
         return False
     L = lin_float(A, heads, S)
     return bool(np.max(np.linalg.eigvals(L).real) <= -float(F(c["rate"])) + 1e-6)
+
+
+def _growth_holds(A, heads, p, c) -> bool:
+    """LSODA from cov0: no blow-up, and ln tr Σ(t) − ln tr Σ(t0) ∈ [a, b]·(t − t0) for t0 ≤ t ≤
+    the time tr Σ passes 1e9 (t ≤ t0 + 40)."""
+    from scipy.integrate import solve_ivp
+    A, heads, d = flt(A), [(flt(V), flt(B)) for V, B in heads], p.d
+    f, full, iu = _svec_field(A, heads, d)
+    t0, a, b = (float(F(c[k])) for k in ("t_enter", "rate_lower", "rate_upper"))
+
+    def big(_t, y):
+        return np.trace(full(y)) - 1e9
+    big.terminal = True
+    sol = solve_ivp(f, (0, t0 + 40), flt(_frac_mat(p.cov0))[iu], method="LSODA", rtol=1e-11,
+                    atol=1e-14, events=big, dense_output=True)
+    end = float(sol.t[-1])
+    if end <= t0:
+        return False
+    s0 = np.log(np.trace(full(sol.sol(t0))))
+    for t in np.linspace(t0, end, 40)[1:]:
+        grow = np.log(np.trace(full(sol.sol(t)))) - s0
+        if not a * (t - t0) - 1e-6 * (1 + grow) <= grow <= b * (t - t0) + 1e-6 * (1 + grow):
+            return False
+    return True
 
 
 def _float_blowup_time(A, heads, p):

@@ -100,7 +100,7 @@ def _jac_np(cf, x):
 
 @pytest.mark.parametrize("seed,d,elapsed", [(3, 2, True), (4, 3, False), (5, 2, False)])
 def test_the_second_order_bound_holds_on_the_whole_box(seed, d, elapsed):
-    p, A, H, S0 = _problem(seed, d)
+    p = _problem(seed, d)[0]
     rng = np.random.default_rng(seed)
     with flint.ctx.workprec(128):
         cf = CompactFlow(Flow(p.params), elapsed)

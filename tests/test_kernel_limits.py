@@ -136,6 +136,46 @@ def _limit_all_steps_pass(d, heads):
                            for pt in pts]}, "rigorous")
 
 
+def _infinity_all_compact_steps_pass(d, heads):
+    """Kind blowup-infinity at the work limit: d = 5, 8 heads, order 30, 512 bits, every
+    compactified step passing, then a region at infinity that fails (the steps run first). With
+    A = −I and heads of size 10⁻⁶, Y stays ≈ I/d, u' = 2u², w' = u in τ: u = u0/(1 − 2u0τ),
+    w = −ln(1 − 2u0τ)/2 (points to 17 digits)."""
+    from symgauss.kernel.flow import MAX_STEP_WORK
+    n, order, prec = d * (d + 1) // 2, limit.MAX_ORDER, limit.MAX_PREC
+    steps = MAX_STEP_WORK // (4 * order * order * (heads + 1) * (prec // 128))
+    h, u0 = flint.fmpq(1, 100), flint.fmpq(1, d)
+    pts = []
+    with flint.ctx.workprec(200):
+        for k in range(1, steps + 1):
+            q = 1 - 2 * flint.arb(u0) * flint.arb(h * k)
+            pts.append([f"{float(-q.log() / 2):.17e}", f"{float(flint.arb(u0) / q):.17e}"] +
+                       [f"{1 / d:.17e}" if i == j else "0" for i in range(d)
+                        for j in range(i, d)])
+
+    def small(scale):
+        return txt(flint.fmpq_mat(d, d, [rat(3) * scale for _ in range(d * d)]))
+    problem = {"cov0": txt(eye(d)), "A": txt(eye(d) * -1),
+               "heads": [{"V": small(flint.fmpq(1, 10 ** 6)), "B": small(1)}
+                         for _ in range(heads)]}
+    return cert("blowup-infinity", problem, {"t_lower": "1", "t_upper": "2"},
+                {"steps": [], "order": order, "prec": prec, "center": txt(eye(d) / d),
+                 "P": txt(eye(n + 1)), "ell": "1/2", "rho": "1/1000", "rate": "1",
+                 "compact_steps": [{"h": str(h), "beta": "1/10", "mu": "5", "point": pt}
+                                   for pt in pts],
+                 "compact_P": txt(eye(n + 2)), "compact_ell": "1/2"}, "rigorous")
+
+
+def _growth_all_cells():
+    """Kind growth with the most region cells (4096 angle × 9 u pieces), 512 bits, on the
+    checked-in certificate (its region passes, so every cell is evaluated)."""
+    from pathlib import Path
+    c = json.loads((Path(__file__).resolve().parents[1] / "certificates" /
+                    "growth_general.json").read_text())
+    c["witness"].update(arcs=4096, u_pieces=9, prec=limit.MAX_PREC)
+    return reseal(c)
+
+
 def _structured(d, heads, enclosed):
     """d×d witnesses at the largest d: the n×n dissipation matrix is built in ball arithmetic and
     factored (it passes: Σ* is an exact equilibrium, V_h ≈ −I, B_h ≈ I, Q = I), a 3983-digit
@@ -168,6 +208,9 @@ CRAFTED = {
     "structured enclosed d=32": lambda: _structured(structured.MAX_D, 1, True),
     "structured enclosed d=16, 8 heads": lambda: _structured(16, 8, True),
     "limit d=5, 8 heads, at the step-work limit": lambda: _limit_all_steps_pass(limit.MAX_D, 8),
+    "growth, every region cell at 512 bits": _growth_all_cells,
+    "blowup-infinity d=5, 8 heads, compactified steps at the work limit":
+        lambda: _infinity_all_compact_steps_pass(limit.MAX_D, 8),
     "unstable d=12, long numbers": lambda: _unstable(stability.MAX_D_SVEC, 1),
     "unstable d=8, longer numbers": lambda: _unstable(8, 3),
     "stable d=12": lambda: _stable(stability.MAX_D_SVEC, 1),
@@ -188,6 +231,8 @@ def test_crafted_files_under_64_kb_are_answered_within_20_s(name):
     assert v.reason
     if name.startswith("limit"):    # every step ran: the worst case, not an early refusal
         assert v.status == "verified", v.reason
+    if name.startswith("blowup-infinity"):  # every step ran; the region at infinity is refused
+        assert v.status == "not-proved" and "contract" in v.reason, v.reason
 
 
 def _over(kind_cert, edit):

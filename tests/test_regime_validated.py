@@ -174,16 +174,23 @@ def test_cli_regime_time_varying_names_solve(tmp_path):
     assert out.returncode == 2 and "solve" in out.stderr and out.stderr.count("\n") == 1
 
 
-def test_undecided_says_why_and_what_was_tried():
-    # exponential growth with an indefinite quadratic part: no method here proves it
+def test_growth_with_an_indefinite_quadratic_part_is_proved():
+    # d = 2: exponential growth along a null direction of B (kind growth); was undecided before
     p = Problem(cov0=[["3/4", 0], [0, "1/2"]], A=[["7/8", "-3/8"], ["1/4", "1/2"]],
                 V=[["1/8", "-1/2"], ["-5/8", "-3/8"]], B=[["-1/4", "1/4"], ["3/4", "-1/8"]])
     r = classify(p, digits=15)
-    assert r.kind in ("undecided", "growth")
-    if r.kind == "undecided":
-        assert r.evidence and len(r.tried) >= 2
-    else:
-        assert r.level == "float" and "not proved" in r.evidence
+    assert (r.kind, r.level) == ("growth", "rigorous"), r.evidence
+    assert claim_holds(r.certificate_data)
+
+
+def test_undecided_says_why_and_what_was_tried():
+    # general V, d = 3 (seed-13 ensemble, problem 41): a blow-up whose direction keeps turning
+    # (no equilibrium at infinity); no method here proves it
+    from symgauss.questions.regime.ensemble import ensemble
+    _, p = ensemble(42, seed=13)[41]
+    r = classify(p, digits=15)
+    assert r.kind == "undecided", r
+    assert r.evidence and len(r.tried) >= 2
 
 
 def test_a_blowup_below_a_proof_level_says_what_was_tried():

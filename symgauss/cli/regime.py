@@ -48,7 +48,9 @@ def run(args) -> int:
         print(f"proved enclosure: T* ∈ ({r.enclosure[0]}, {r.enclosure[1]}]")
     if r.equilibrium is not None:
         print("equilibrium Σ*: " + "; ".join(", ".join(row) for row in r.equilibrium))
-    if r.rate is not None:
+    if r.rate is not None and r.kind == "growth":
+        print(f"rate: tr Σ(t) grows at least like e^({r.rate}·t) (from the time in the evidence)")
+    elif r.rate is not None:
         print(f"rate: ‖Σ(t) − Σ*‖ decays at least like e^(−{r.rate}·t)")
     print(f"evidence: {r.evidence}")
     for note in r.notes:

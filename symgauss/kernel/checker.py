@@ -31,6 +31,7 @@ from symgauss.kernel.kinds import (
     blowup,
     blowup_infinity,
     blowup_trajectory,
+    growth,
     in_range,
     limit,
     reach,
@@ -44,7 +45,7 @@ from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 
 #: kind -> the module that checks it (each module has SCHEMAS, statement(), check())
 KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
-                                      blowup_trajectory, blowup_infinity)
+                                      blowup_trajectory, blowup_infinity, growth)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

@@ -62,7 +62,8 @@ class Regime:
     only); ``t_star_exact`` a closed form when one is known; ``enclosure`` a proved
     interval (lo, hi] for T*; ``equilibrium`` the limit Σ* as exact strings when it is
     known exactly, or the centre of its proved enclosure (``notes`` gives the radius);
-    ``rate`` a proved exponential rate of convergence; ``certificate`` the path of a
+    ``rate`` a proved exponential rate of convergence (for growth: a proved lower bound of
+    the exponential growth rate of tr Σ); ``certificate`` the path of a
     certificate file when one was written; ``tried`` what was attempted (always filled
     when undecided); ``certificate_data`` the certificate itself when a method here built
     and verified one.
@@ -306,6 +307,10 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
             limit = _limit_regime(problem, proposal, tried)
             if limit is not None:
                 return limit
+    if validated and proposal["kind"] == "growth":
+        growth = _growth_regime(problem, tried)
+        if growth is not None:
+            return growth
     if validated and proposal["kind"] == "blow-up" and problem.params.quadratic_R() is None:
         bound = _blowup_bound(problem, proposal, tried)
         if bound is not None:
@@ -390,6 +395,21 @@ def _blowup_bound(problem, proposal, tried):
                   " (kernel: VERIFIED)", method, t_star=res.t_star,
                   enclosure=enclosure, certificate_data=res.certificate,
                   notes=(f"certified enclosure ({enclosure[0]}, {enclosure[1]}]",))
+
+
+def _growth_regime(problem, tried):
+    """growth with a kernel-verified ``growth`` certificate
+    (:func:`symgauss.questions.regime.growth.find_growth`), or None (``tried`` says why)."""
+    from symgauss.questions.regime.growth import find_growth
+    res = find_growth(problem)
+    if res.certificate is None:
+        tried.append(f"validated integration + an invariant region at infinity: {res.why}")
+        return None
+    claim = res.certificate["claim"]
+    return Regime("growth", "rigorous", claim["statement"] + " (kernel: VERIFIED)",
+                  "validated integration, then an invariant region of the compactified flow at "
+                  "infinity (symgauss.questions.regime.growth)",
+                  rate=claim["rate_lower"], certificate_data=res.certificate)
 
 
 def _limit_regime(problem, proposal, tried):

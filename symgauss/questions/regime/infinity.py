@@ -5,11 +5,15 @@ Untrusted search: a float integration close to T*, then the float flow at infini
 (u = 0: Y' = Q(Y) − Y·tr Q(Y)), propose the blow-up direction; Newton's method (ball midpoints,
 200 bits) polishes it to a rational Y*; the Jacobian J of the compactified field at z* = (0, Y*)
 gives P from (J + γI)ᵀP + P(J + γI) = −I, γ = −max Re λ(J)/2; the region {‖z − z*‖_P² ≤ ρ} is
-grown while the kernel's :func:`symgauss.kernel.kinds.blowup_infinity.check_region` accepts it;
-validated steps (metric I) run until the compactified enclosure of Σ(t0) is inside it and u0 is
-small (the enclosure of T* has width about u0·(1/κ − 1/K)). Blow-ups whose direction rotates
-(no real equilibrium at infinity) or whose equilibrium at infinity is not hyperbolic (V_h = v_h I
-gives a continuum of them) are left to the other methods.
+grown while the kernel's :func:`symgauss.kernel.kinds.blowup_infinity.check_region` accepts it.
+Then validated steps of eq. 1.1 (metric I, local error ≤ TOL) run while they are accurate
+(radius ≤ SWITCH·tr Σ) and tr Σ has grown less than GROW times; from there validated steps of
+the compactified flow with the elapsed time (metric diag(W_WEIGHT, P)), whose errors do not grow
+with ‖Σ‖, run until z is inside the region and the T* enclosure (width about
+u·(1/κ − 1/K) plus the error of w) has DONE digits or stops narrowing. Blow-ups whose direction
+rotates (no real equilibrium at infinity: seen on the ensemble, Σ/tr Σ still turning at
+tr Σ = 1e8) or whose equilibrium at infinity is not hyperbolic (V_h = v_h I gives a continuum of
+them) are left to the other methods.
 """
 from __future__ import annotations
 
@@ -28,8 +32,8 @@ GROW = 100
 #: the weight of the elapsed time w in the compactified steps' metric diag(W_WEIGHT, P): small,
 #: so that w's coupling (dw/dτ = u) adds little to the log-norm
 W_WEIGHT = flint.fmpq(1, 10 ** 2)
-#: working precision (bits) and the points' significant digits: steps of eq. 1.1 lose many
-#: digits on the way to a large Σ, so start with many
+#: working precision (bits), the points' significant digits and the local error of a step of
+#: eq. 1.1: its errors are amplified on the way to a large Σ, so keep them far below SWITCH
 PREC, DIGITS, TOL = 128, 30, 1e-18
 #: the compactified steps: longer (the flow is smooth near z*), a looser local error (their
 #: radius stays far below it), and the digits of T* at which to stop
@@ -68,7 +72,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     from symgauss.integrate.validated import integrate
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
-    from symgauss.kernel.flow import Flow, spreads, sym_of, upper
+    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, spreads, sym_of, upper
     from symgauss.kernel.kinds.blowup_infinity import (
         Compact,
         CompactFlow,
@@ -138,8 +142,10 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         tr = sum(float(c[k]) for k in trace)
         return float(r.mid()) > SWITCH * tr or tr > GROW * tr0
 
+    # the kernel's work budget (steps + 4 × compactified steps, flow.MAX_STEP_WORK) shared
+    budget = MAX_STEP_WORK // (24 * 24 * (len(p.heads) + 1) * -(-PREC // 128))
     run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), None, t_max=t_ref * 1.5, tol=TOL,
-                    stop_time=loose, prec=PREC, digits=DIGITS)
+                    stop_time=loose, prec=PREC, digits=DIGITS, max_steps=budget // 2)
     if not run.stopped:
         return BlowupBound(None, f"validated steps of eq. 1.1 did not reach a large Σ "
                            f"({run.why or 'no enclosure'})")
@@ -171,7 +177,8 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
             len(history) > 10 and history[-11][0] < 1.01 * best[0]))
 
     crun = integrate(p, c0, P2, ell2, deep, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
-                     prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY)
+                     prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY,
+                     max_steps=(budget - len(run.steps)) // 4)
     _, k, e = min(history, key=lambda h: h[0])
     if e is None:
         return BlowupBound(None, f"validated steps of the compactified flow did not enter the "

@@ -1,0 +1,181 @@
+"""Checker for kind ``"growth"``: Σ(t) exists for all t ≥ 0 and tr Σ(t) grows exponentially,
+without blowing up (d = 2, one head), proved by validated steps to a large Σ(t0) and an invariant
+region of the compactified flow around a non-hyperbolic equilibrium at infinity.
+
+Compactified flow (as kind ``blowup-infinity``): u = 1/tr Σ, Y = Σ/tr Σ (tr Y = 1), dτ = dt/u,
+du/dτ = −u·g, dY/dτ = u·L(Y) + Q(Y) − Y·g, g = u·tr L(Y) + tr Q(Y). If v = (1, m°) (``axis`` 0;
+(m°, 1) for ``axis`` 1) has vᵀBv = 0 — an exact root m° in (m_lo, m_hi), proved by the sign change
+of the quadratic vᵀBv (exact rationals) — then Y* = vvᵀ/vᵀv has Q(Y*) = (vᵀBv)·(Vvvᵀ + vvᵀVᵀ)/
+(vᵀv)² = 0 and (0, Y*) is an equilibrium at infinity with g = 0 there. With Y = Y* + uE,
+E = C + κΔ (C, Δ traceless, coordinates x(M) = ((M11 − M22)/2, M12); C the witness ``center``,
+near the slow manifold Y ≈ Y* + uC), exactly (Q(Y*) = 0, Q quadratic):
+
+    g = u·ĝ,  ĝ = tr L(Y) + tr DQ(Y*)[E] + u·tr Q(E),
+    dY/dτ = u·Ĝ,  Ĝ = L(Y) + DQ(Y*)[E] + u·Q(E) − Y·ĝ.
+
+Region R = {tr Y = 1, 0 < u ≤ u_max, ‖ξ‖_P ≤ κu}, ξ = x(Y − Y*) − u·c. On its side (Δ on the
+P-unit circle, ξ = κuΔ) φ = ‖ξ‖²_P − κ²u² has dφ/dτ = 2κu²·(Δᵀ P (x(Ĝ) + uĝ·c) + κu·ĝ)
+(ξ' = u·x(Ĝ) + u²ĝ·c since u' = −u²ĝ): if that bracket is < 0 and ĝ > 0 on R (so u decreases:
+the side u = u_max is not crossed), R is forward invariant and bounded, the compactified solution
+exists for all τ, and in the time t (dt = u dτ, which tends to ∞ since u ≥ u0/(1 + b·u0·τ))
+d ln tr Σ/dt = ĝ ∈ [a, b]. The checks cover the circle by ``arcs`` angle intervals
+(Δ = L⁻ᵀ(cos θ, sin θ), P = LLᵀ) and [0, u_max] by ``u_pieces`` intervals, in ball arithmetic
+with Y* as a ball (its exactness enters only through Q(Y*) = 0 above); the bounds of ĝ on R also
+cover the radius ∈ [0, 1].
+
+Claim: ``t_enter`` t0 (the steps' total), ``rate_lower`` a > 0, ``rate_upper`` b: Σ(t) exists for
+all t ≥ 0 and tr Σ(t0)·e^{a(t−t0)} ≤ tr Σ(t) ≤ tr Σ(t0)·e^{b(t−t0)} for t ≥ t0. Witness:
+``steps``, ``order``, ``prec`` (eq. 1.1, metric I, as kind ``limit``), ``axis``, ``m_lo``,
+``m_hi``, ``center`` c, ``P`` (2×2), ``kappa``, ``u_max``, ``arcs``, ``u_pieces``.
+"""
+from __future__ import annotations
+
+import flint
+
+from symgauss.kernel.exact import eye, require_pd
+from symgauss.kernel.flow import Flow, check_steps, require_work, svec_of, sym_of, upper
+from symgauss.kernel.kinds.limit import MAX_ORDER, MAX_PREC, MIN_PREC, read_steps
+from symgauss.kernel.read import rational, short_text
+from symgauss.kernel.schema import Field, Schema, integer, nonnegative, positive, raw, sym, vec
+from symgauss.kernel.verdict import Invalid, NotProved
+
+MAX_ARCS, MAX_U_PIECES, MAX_CELLS = 4096, 64, 40_000
+SCHEMAS = {"growth": Schema(
+    {"t_enter": Field(nonnegative), "rate_lower": Field(positive), "rate_upper": Field(positive)},
+    {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
+     "prec": Field(integer(MIN_PREC, MAX_PREC)), "axis": Field(integer(0, 1)),
+     "m_lo": Field(lambda v, w, ctx: rational(v, w)), "m_hi": Field(lambda v, w, ctx: rational(v, w)),
+     "center": Field(vec(2)), "P": Field(sym(2)), "kappa": Field(positive),
+     "u_max": Field(positive),
+     "arcs": Field(integer(4, MAX_ARCS)), "u_pieces": Field(integer(1, MAX_U_PIECES))},
+    "rigorous", {"d": 2})}
+
+
+def statement(kind, claim, problem) -> str:
+    t0, a, b = (short_text(claim[k]) for k in ("t_enter", "rate_lower", "rate_upper"))
+    return (f"Σ(t) exists for all t ≥ 0 and grows without bound: for t ≥ t0 = {t0}, "
+            f"tr Σ(t0)·e^({a}·(t − t0)) ≤ tr Σ(t) ≤ tr Σ(t0)·e^({b}·(t − t0))")
+
+
+def _tr(S):
+    return S[0, 0] + S[1, 1]
+
+
+def _coords(M):
+    return [(M[0, 0] - M[1, 1]) / 2, M[0, 1]]
+
+
+def _lin(A, Y):
+    X = A * Y
+    return X + X.transpose()
+
+
+def _quad(V, B, Y, E):
+    """The symmetric bilinear form of Q: Q(Y, E) with Q(Y, Y) = Q(Y)."""
+    X = (V * Y * B * E + V * E * B * Y) / 2
+    return X + X.transpose()
+
+
+def star(axis, m) -> flint.arb_mat:
+    """Y* = vvᵀ/vᵀv for v = (1, m) (axis 0) or (m, 1) (axis 1); m a ball."""
+    v = [flint.arb(1), m] if axis == 0 else [m, flint.arb(1)]
+    n = v[0] * v[0] + v[1] * v[1]
+    return flint.arb_mat(2, 2, [v[0] * v[0] / n, v[0] * v[1] / n, v[1] * v[0] / n, v[1] * v[1] / n])
+
+
+def null_root(B, axis, lo, hi) -> None:
+    """vᵀBv changes sign between m = lo and m = hi (exact): a root m° lies between."""
+    def q(m):
+        v = flint.fmpq_mat(2, 1, [1, m] if axis == 0 else [m, 1])
+        return (v.transpose() * B * v)[0, 0]
+    if not lo < hi:
+        raise Invalid("witness.m_lo must be below witness.m_hi")
+    if not q(lo) * q(hi) < 0:
+        raise NotProved("vᵀBv does not change sign on [m_lo, m_hi]: no null direction of B is "
+                        "proved there")
+
+
+def _traceless(x):
+    return flint.arb_mat(2, 2, [x[0], x[1], x[1], -x[0]])
+
+
+def region_terms(flow, Ys, c, kappa, u, x):
+    """(x(Ĝ), ĝ) at u (ball) and Δ with coordinates x (balls): E = C + κΔ, Y = Y* + uE."""
+    (V, B), = flow.heads
+    E = _traceless(c) + _traceless(x) * kappa
+    Y = Ys + E * u
+    dq, qq = _quad(V, B, Ys, E) * 2, _quad(V, B, E, E)
+    LY = _lin(flow.A, Y)
+    gh = _tr(LY) + _tr(dq) + u * _tr(qq)
+    return _coords(LY + dq + qq * u - Y * gh), gh
+
+
+def check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces):
+    """The side condition and the bounds of ĝ on R (module docstring): returns (min, max) of ĝ."""
+    Pa = flint.arb_mat(P)
+    l11 = Pa[0, 0].sqrt()
+    l21 = Pa[1, 0] / l11
+    l22 = (Pa[1, 1] - l21 * l21).sqrt()
+    Lit = flint.arb_mat(2, 2, [l11, l21, 0, l22]).inv()     # L⁻ᵀ
+    k, ca, lo, hi = flint.arb(kappa), [flint.arb(x) for x in c], None, None
+    for j in range(pieces):     # u ∈ [j, j + 1]·u_max/pieces
+        u = flint.arb(flint.fmpq(2 * j + 1, 2 * pieces) * u_max, flint.fmpq(1, 2 * pieces) * u_max)
+        for i in range(arcs):
+            th = flint.arb(flint.fmpq(2 * i + 1, arcs), flint.fmpq(1, arcs)) * flint.arb.pi()
+            x = Lit * flint.arb_mat(2, 1, [th.cos(), th.sin()])
+            xs = [x[0, 0], x[1, 0]]
+            Gx, gh = region_terms(flow, Ys, ca, k, u, xs)
+            w = flint.arb_mat(2, 1, [g + u * gh * ci for g, ci in zip(Gx, ca)])
+            side = (flint.arb_mat(1, 2, xs) * Pa * w)[0, 0] + k * u * gh
+            if not side < 0:
+                raise NotProved(f"the region is not proved invariant: on its side, angle piece "
+                                f"{i}, u piece {j}, d/dτ (‖ξ‖²_P − κ²u²) < 0 fails")
+            _, g = region_terms(flow, Ys, ca, k, u, [xi * flint.arb(0.5, 0.5) for xi in xs])
+            if not g.is_finite():
+                raise NotProved("ĝ is not bounded on the region")
+            a, b = g.mid() - g.rad(), g.mid() + g.rad()
+            lo = a if lo is None or a < lo else lo
+            hi = b if hi is None or b > hi else hi
+    return lo, hi
+
+
+def check(kind, claim, witness, problem, ctx) -> None:
+    p = problem.params
+    if p is None or len(p.heads) != 1:
+        raise Invalid("growth certificates are for time-invariant parameters with one head")
+    if witness["arcs"] * witness["u_pieces"] > MAX_CELLS:
+        raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}")
+    steps = read_steps(witness["steps"], ctx.n)
+    require_work(len(steps), witness["order"], witness["prec"], 1)
+    if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != claim["t_enter"]:
+        raise Invalid("the step lengths do not add up to claim.t_enter")
+    require_pd(witness["P"], "witness.P")
+    axis, lo, hi = witness["axis"], witness["m_lo"], witness["m_hi"]
+    null_root(p.heads[0][1], axis, lo, hi)
+    with flint.ctx.workprec(witness["prec"]):
+        flow = Flow(p)
+        m = flint.arb((lo + hi) / 2, (hi - lo) / 2)
+        Ys = star(axis, m)
+        c = witness["center"]
+        g_lo, g_hi = check_region(flow, Ys, c, witness["P"], witness["kappa"], witness["u_max"],
+                                  witness["arcs"], witness["u_pieces"])
+        if not (flint.arb(claim["rate_lower"]) <= g_lo and g_hi <= flint.arb(claim["rate_upper"])):
+            raise NotProved(f"ĝ on the region lies in [{float(g_lo):.6g}, {float(g_hi):.6g}], "
+                            "not within the claimed [rate_lower, rate_upper]")
+        end, r_end = check_steps(flow, flint.arb_mat(eye(ctx.n)), flint.fmpq(1),
+                                 svec_of(problem.cov0), steps, witness["order"])
+        entry(Ys, c, witness["P"], witness["kappa"], witness["u_max"], end, r_end)
+
+
+def entry(Ys, c, P, kappa, u_max, end, r_end) -> None:
+    """Σ within r_end (metric I) of the svec ``end``, compactified, lies in R (else NotProved)."""
+    S = sym_of(end, 2, upper(r_end))
+    tr = _tr(S)
+    if not tr > 0:
+        raise NotProved("tr Σ(t0) > 0 is not proved")
+    u = 1 / tr
+    x = [a - u * flint.arb(b) for a, b in zip(_coords(S / tr - Ys), c)]
+    nx = (flint.arb_mat(1, 2, x) * flint.arb_mat(P) * flint.arb_mat(2, 1, x))[0, 0]
+    if not (u <= flint.arb(u_max) and upper(nx).sqrt() < flint.arb(kappa) * u):
+        raise NotProved("Σ(t0), compactified, is not proved inside the region "
+                        "(u ≤ u_max and ‖x − uc‖_P < κu)")

@@ -1,0 +1,191 @@
+"""Exponential growth without blow-up (d = 2, one head): the search for a ``growth``
+certificate (the mathematics is in :mod:`symgauss.kernel.kinds.growth`).
+
+Untrusted search: a float integration until tr Σ is large gives the direction v of Σ/tr Σ
+(rank one); the root m° of vᵀBv near it is bracketed by two 40-digit decimals (the kernel checks
+the sign change exactly); the transversal linearisation N of the flow at infinity (traceless
+coordinates) gives P from (N + γI)ᵀP + P(N + γI) = −I, γ = −max Re λ(N)/2, when N is Hurwitz;
+κ, u_max and the number of angle pieces are tried from the forcing/contraction ratio upward
+until the kernel's :func:`~symgauss.kernel.kinds.growth.check_region` accepts the region; then
+validated steps of eq. 1.1 (metric I) run until Σ, compactified, is inside it.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from symgauss.kernel.verdict import NotProved
+from symgauss.questions.regime.blowup_bound import BlowupBound
+
+
+def _direction(problem):
+    """(v, t): the top eigenvector of Σ(t) at tr Σ = 1e6 (LSODA), or None."""
+    import numpy as np
+    from scipy.integrate import solve_ivp
+
+    from symgauss.questions.regime.reference import float_field
+    f, full, y0 = float_field(problem)
+
+    def big(_t, y):
+        return np.trace(full(y)) - 1e6
+    big.terminal = True
+    sol = solve_ivp(f, (0, 400), y0, method="LSODA", rtol=1e-11, atol=1e-13, events=big)
+    S = full(sol.y[:, -1])
+    if not np.trace(S) > 1e5:
+        return None
+    return np.linalg.eigh(S)[1][:, -1]
+
+
+def _bracket(B, axis: int, m: float):
+    """(lo, hi): 40-digit decimals around the root of vᵀBv nearest m (mpmath, 60 digits)."""
+    import mpmath
+    b = [[mpmath.mpf(int(B[i, j].p)) / int(B[i, j].q) for j in range(2)] for i in range(2)]
+    if axis == 0:     # v = (1, m)
+        c0, c1, c2 = b[0][0], b[0][1] + b[1][0], b[1][1]
+    else:             # v = (m, 1)
+        c0, c1, c2 = b[1][1], b[0][1] + b[1][0], b[0][0]
+    with mpmath.workdps(60):
+        root = mpmath.findroot(lambda x: c0 + c1 * x + c2 * x * x, m)
+        eps = mpmath.mpf(10) ** -40 * (1 + abs(root))
+        lo, hi = (Fraction(mpmath.nstr(x, 45)) for x in (root - eps, root + eps))
+    return flint.fmpq(lo.numerator, lo.denominator), flint.fmpq(hi.numerator, hi.denominator)
+
+
+def _decimal(x: flint.fmpq, up: bool) -> flint.fmpq:
+    """x rounded to 3 significant digits, up or down."""
+    import math
+    f = float(x)
+    e = math.floor(math.log10(abs(f))) - 2
+    m = (math.ceil if up else math.floor)(f / 10 ** e)
+    return flint.fmpq(m * 10 ** e) if e >= 0 else flint.fmpq(m, 10 ** (-e))
+
+
+def find_growth(problem) -> BlowupBound:
+    """A kernel-verified ``growth`` certificate, or why none was found (``BlowupBound`` carries
+    the certificate and the reason; its enclosure is unused)."""
+    import numpy as np
+    from scipy.linalg import solve_continuous_lyapunov
+
+    from symgauss.integrate.validated import integrate
+    from symgauss.kernel.checker import check
+    from symgauss.kernel.equations import svec
+    from symgauss.kernel.exact import eye
+    from symgauss.kernel.flow import MAX_STEP_WORK, Flow
+    from symgauss.kernel.kinds.growth import check_region, entry, star
+    from symgauss.kernel.read import read_problem
+    from symgauss.model.certificate import envelope
+    if problem.d != 2 or len(problem.params.heads) != 1:
+        return BlowupBound(None, "the growth certificate is for d = 2 with one head")
+    v = _direction(problem)
+    if v is None:
+        return BlowupBound(None, "the float integration did not reach tr Σ = 1e6")
+    data = problem.to_dict()
+    data.pop("name", None)
+    ep = read_problem(data)
+    p = ep.params
+    axis = 0 if abs(v[0]) >= abs(v[1]) else 1
+    m0 = v[1] / v[0] if axis == 0 else v[0] / v[1]
+    try:
+        lo, hi = _bracket(p.heads[0][1], axis, float(m0))
+    except (ValueError, ZeroDivisionError):
+        return BlowupBound(None, "no simple null direction of B (a sign change of vᵀBv) near "
+                           "the growth direction: the equilibrium at infinity is degenerate")
+    if abs(float(lo) - m0) > 1e-3 * (1 + abs(m0)):
+        return BlowupBound(None, "the growth direction is not a null direction of B")
+    prec = 128
+    with flint.ctx.workprec(prec):
+        flow = Flow(p)
+        Ys = star(axis, flint.arb((lo + hi) / 2))
+    # the transversal linearisation at infinity and the forcing, in floats (traceless coordinates)
+    Yf = np.array([[float(Ys[i, j].mid()) for j in range(2)] for i in range(2)])
+    Af, (Vf, Bf) = _floats(p.A), (_floats(M) for M in p.heads[0])
+
+    def dq(D):
+        X = Vf @ D @ Bf @ Yf + Vf @ Yf @ Bf @ D
+        return X + X.T
+
+    def coords(M):
+        return [(M[0, 0] - M[1, 1]) / 2, M[0, 1]]
+    cols = [coords(dq(D) - Yf * np.trace(dq(D))) for D in
+            (np.array([[1.0, 0], [0, -1]]), np.array([[0.0, 1], [1, 0]]))]
+    Lf = Af @ Yf + Yf @ Af.T
+    forcing = np.array(coords(Lf - Yf * np.trace(Lf)))
+    N = np.array(cols).T
+    lam = np.linalg.eigvals(N)
+    if not max(lam.real) < -1e-6:
+        return BlowupBound(None, f"the direction at infinity is not transversally attracting "
+                           f"(max Re λ ≈ {max(lam.real):.3g})")
+    centre = -np.linalg.solve(N, forcing)       # the slow manifold Y ≈ Y* + u·C
+    c = [_fmpq(round(float(x) * 10 ** 12) / 10 ** 12) for x in centre]
+    if -max(np.linalg.eigvalsh((N + N.T) / 2)) >= -max(lam.real) / 2:
+        Pf = np.eye(2)      # N contracts in ‖·‖₂ at half its spectral rate or better
+    else:
+        gamma = -max(lam.real) / 2
+        Pf = solve_continuous_lyapunov((N + gamma * np.eye(2)).T, -np.eye(2))
+        Pf = (Pf + Pf.T) / 2 / np.max(np.abs(Pf))
+    P = flint.fmpq_mat(2, 2, [flint.fmpq(round(Pf[max(i, j), min(i, j)] * 10 ** 12), 10 ** 12)
+                              for i in range(2) for j in range(2)])
+    found = None
+    with flint.ctx.workprec(prec):
+        # the largest u_max first: Σ enters the region sooner, while its steps are accurate
+        for u_max in (flint.fmpq(1, 4), flint.fmpq(1, 10), flint.fmpq(1, 30), flint.fmpq(1, 100),
+                      flint.fmpq(1, 1000)):
+            for kappa in (flint.fmpq(1, 20), flint.fmpq(1, 5), flint.fmpq(1, 2)):
+                for arcs in (64, 256, 1024):
+                    try:
+                        g = check_region(flow, Ys, c, P, kappa, u_max, arcs, 4)
+                    except NotProved:
+                        continue
+                    if g[0] > 0:    # else u may grow in the region: a smaller one
+                        found = (kappa, u_max, arcs, g)
+                    break
+                if found:
+                    break
+            if found:
+                break
+    if found is None:
+        return BlowupBound(None, "no invariant region at infinity was proved")
+    kappa, u_max, arcs, (g_lo, g_hi) = found
+    a = _decimal(_fmpq(float(g_lo.mid() - g_lo.rad()) * (1 - 1e-6)), False)
+    b = _decimal(_fmpq(float(g_hi.mid() + g_hi.rad()) * (1 + 1e-6)), True)
+    if not (g_lo > 0 and a > 0):
+        return BlowupBound(None, "the growth rate is not proved positive on the region")
+
+    centre_q = c
+
+    def inside(c, r):
+        try:
+            with flint.ctx.workprec(prec):
+                entry(Ys, centre_q, P, kappa, u_max, c, r)
+            return True
+        except NotProved:
+            return False
+    budget = MAX_STEP_WORK // (24 * 24 * 2)
+    run = integrate(p, svec(ep.cov0), eye(3), flint.fmpq(1), inside, t_max=400, tol=1e-18,
+                    max_steps=min(budget, 1000))
+    if not run.stopped:
+        return BlowupBound(None, f"validated steps did not enter the region ({run.why})")
+    claim = {"t_enter": str(run.t), "rate_lower": str(a), "rate_upper": str(b)}
+    witness = {"steps": run.witness_steps(), "order": 24, "prec": prec, "axis": axis,
+               "m_lo": str(lo), "m_hi": str(hi), "center": [str(x) for x in centre_q],
+               "P": [[str(P[i, j]) for j in range(2)] for i in range(2)],
+               "kappa": str(kappa), "u_max": str(u_max), "arcs": arcs, "u_pieces": 4}
+    cert = envelope("growth", problem, claim, witness, "rigorous",
+                    "validated Taylor steps, then an invariant region of the compactified flow "
+                    "at infinity (symgauss.questions.regime.growth)")
+    verdict = check(cert)
+    if verdict.status != "verified":
+        return BlowupBound(None, f"the kernel did not verify the certificate: {verdict.status} "
+                           f"({verdict.reason[:200]})")
+    return BlowupBound(cert, verdict.reason)
+
+
+def _floats(M):
+    import numpy as np
+    return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
+
+
+def _fmpq(x: float) -> flint.fmpq:
+    f = Fraction(x)
+    return flint.fmpq(f.numerator, f.denominator)
