@@ -110,7 +110,6 @@ def decay(L, P, c):
 # --- the stability facts (stable-equilibrium, also for the reduced problem of in-range) --------
 def _stable(f: _File, p, pname, claim, w, prefix=""):
     """Facts and the proof terms of Stable (and MeanStable, Attracts) for problem ``pname``."""
-    d = p.A.nrows()
     S = claim["cov"]
     cov = f.define(f"{prefix}cov", "smat", mat(S))
     rate = f.define(f"{prefix}rate", "rat", q(claim["rate"]))
@@ -371,7 +370,7 @@ def _unreachable(f, cert, problem):
 
 
 def _reach(f, cert, problem):
-    from symgauss.kernel.kinds.reach import piece_kind
+    from symgauss.kernel.kinds.reach import bernoulli_R, piece_kind
     from symgauss.kernel.read import read_pieces
     d = problem.d
     pieces = read_pieces(cert["witness"]["controls"], d, "witness.controls")
@@ -400,12 +399,8 @@ def _reach(f, cert, problem):
             steps.append(("flow_translation", k, f"{mn} {Sn} {nxt}", facts))
             mn = nxt
         elif kind == "bernoulli":
-            R = flint.fmpq_mat(d, d)
-            for V, B in p.heads:
-                if any(x != 0 for x in V.entries()) and any(x != 0 for x in B.entries()):
-                    R = R + (B + B.transpose()) * V[0, 0]
             P = S.inv()
-            P1 = P - R * tau
+            P1 = P - bernoulli_R(p, d) * tau
             S = P1.inv()
             Pn = f.define(f"P{k}", "smat", mat(P))
             nxt = f.define(f"S{k + 1}", "smat", mat(S))

@@ -122,6 +122,16 @@ def _linear_step(state: State, tau, p: ExactParams, d: int) -> State:
     return State(S_new, m_new, False)
 
 
+def bernoulli_R(p: ExactParams, d: int) -> flint.fmpq_mat:
+    """R = Σ_h v_h(B_h + B_hᵀ) over the active heads (V_h = v_hI, B_h ≠ 0) of a Bernoulli piece:
+    Σ' = ΣRΣ there, so Σ(τ)⁻¹ = Σ(0)⁻¹ − τR."""
+    R = flint.fmpq_mat(d, d)
+    for V, B in p.heads:
+        if not _is_zero(V) and not _is_zero(B):
+            R = R + (B + B.transpose()) * scalar_of(V)
+    return R
+
+
 def _bernoulli_step(state: State, tau, p: ExactParams, d: int, k: int) -> State:
     if not state.exact or not _is_zero(state.m):
         raise Invalid(f"piece {k} is an attention piece: it is enclosed only when entered with an "
@@ -130,11 +140,7 @@ def _bernoulli_step(state: State, tau, p: ExactParams, d: int, k: int) -> State:
     if positive_definite(state.S)[0] is not True:
         raise Invalid(f"piece {k} is an attention piece entered with a covariance not proved "
                       "positive definite; its Bernoulli closed form does not apply")
-    R = flint.fmpq_mat(d, d)
-    for V, B in p.heads:
-        if not _is_zero(V) and not _is_zero(B):
-            R = R + (B + B.transpose()) * scalar_of(V)
-    P1 = state.S.inv() - R * tau
+    P1 = state.S.inv() - bernoulli_R(p, d) * tau
     ok, why = positive_definite(P1)
     if ok is None:
         raise NotProved(f"piece {k}: whether Σ⁻¹ − τR ≻ 0 is {why}")
