@@ -66,7 +66,7 @@ def statement(kind, claim, problem) -> str:
     return blowup_statement(kind, claim, problem)
 
 
-def _tr(S):
+def trace(S):
     return sum((S[i, i] for i in range(S.nrows())), flint.arb(0))
 
 
@@ -88,7 +88,7 @@ class Compact:
         return X + X.transpose()
 
     def g(self, u, Y):
-        return u * _tr(self.lin(Y)) + _tr(self.quad(Y))
+        return u * trace(self.lin(Y)) + trace(self.quad(Y))
 
     def field(self, u, Y):
         g = self.g(u, Y)
@@ -103,7 +103,7 @@ class Compact:
                 i, j = pairs(d)[k - 1]
                 E[i, j] = E[j, i] = 1
             LE, QE = self.lin(E), self.quad(Y, E)
-            dg = du * _tr(LY) + u * _tr(LE) + _tr(QE)
+            dg = du * trace(LY) + u * trace(LE) + trace(QE)
             cols.append([-du * g - u * dg] + svec_of(LY * du + LE * u + QE - E * g - Y * dg))
         m = len(cols)
         return flint.arb_mat(m, m, [cols[c][r] for r in range(m) for c in range(m)])
@@ -160,7 +160,7 @@ class CompactFlow:
                 for i in range(k + 1):
                     Q = Q + V * Y[i] * B * Y[k - i]
             Q = Q + Q.transpose()
-            g.append(_tr(L) + _tr(Q))
+            g.append(trace(L) + trace(Q))
             w.append(u[k] / (k + 1))
             u.append(-sum((u[i] * g[k - i] for i in range(k + 1)), flint.arb(0)) / (k + 1))
             Y.append((L + Q - sum((Y[i] * g[k - i] for i in range(1, k + 1)), Y[0] * g[k]))
@@ -170,20 +170,20 @@ class CompactFlow:
 
 
 def check_region(flow, P, ell, rho, rate, Ystar):
-    """The region at infinity (module docstring): returns (Compact, the ball of g on it)."""
-    d, cp, Pa = flow.d, Compact(flow), flint.arb_mat(P)
+    """The region at infinity (module docstring): returns the ball of g on it."""
+    d, cf, Pa = flow.d, CompactFlow(flow, elapsed=False), flint.arb_mat(P)
+    cp = cf.c
     centre = svec_of(flint.arb_mat(Ystar))
     if not p_norm(Pa, cp.field(flint.arb(0), sym_of(centre, d))) ** 2 < \
             flint.arb(rate) ** 2 * flint.arb(rho):
         raise NotProved("‖G(z*)‖_P² < rate²·rho fails: the region is not proved invariant")
     # E lies in the box z* ± √ρ·s_i (s_i from flow.spreads); DG on it by flow.widening
     radii = [upper(flint.arb(rho).sqrt() * s) for s in spreads(Pa, ell)]
-    cf = CompactFlow(flow, elapsed=False)
     if not contracts_box(cf, Pa, [0] + centre, radii, flint.arb(rate), slopes(cf, Pa)):
         raise NotProved("the compactified flow is not proved to contract on the region")
     ubox, Ybox = flint.arb(0, radii[0]), sym_of(centre, d, radii[1:])
     g = cp.g(ubox, Ybox)
-    if not (g > 0 and _tr(Ybox) > 0):
+    if not (g > 0 and trace(Ybox) > 0):
         raise NotProved("g = u·tr L(Y) + tr Q(Y) > 0 and tr Y > 0 are not proved on the region")
     return g
 
@@ -204,7 +204,7 @@ def compact_start(flow, end, r_end, P2):
     """(c0, r0): z(t0) = (0, 1/tr Σ, Σ/tr Σ) is within ‖·‖_P2-distance r0 of the exact c0, for
     Σ(t0) within r_end (metric I) of the svec ``end``."""
     S = sym_of(end, flow.d, upper(r_end))
-    tr = _tr(S)
+    tr = trace(S)
     if not tr > 0:
         raise NotProved("tr Σ(t0) > 0 is not proved")
     z0 = [flint.arb(0), 1 / tr] + svec_of(S / tr)

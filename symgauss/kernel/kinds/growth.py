@@ -34,6 +34,7 @@ import flint
 
 from symgauss.kernel.exact import eye, require_pd
 from symgauss.kernel.flow import Flow, check_steps, require_work, svec_of, sym_of, upper
+from symgauss.kernel.kinds.blowup_infinity import Compact, trace
 from symgauss.kernel.kinds.limit import MAX_ORDER, MAX_PREC, MIN_PREC, read_steps
 from symgauss.kernel.read import rational, short_text
 from symgauss.kernel.schema import Field, Schema, integer, nonnegative, positive, raw, sym, vec
@@ -57,23 +58,9 @@ def statement(kind, claim, problem) -> str:
             f"tr Σ(t0)·e^({a}·(t − t0)) ≤ tr Σ(t) ≤ tr Σ(t0)·e^({b}·(t − t0))")
 
 
-def _tr(S):
-    return S[0, 0] + S[1, 1]
-
-
-def _coords(M):
+def coords(M):
+    """x(M) = ((M11 − M22)/2, M12): coordinates of a traceless symmetric 2×2 matrix."""
     return [(M[0, 0] - M[1, 1]) / 2, M[0, 1]]
-
-
-def _lin(A, Y):
-    X = A * Y
-    return X + X.transpose()
-
-
-def _quad(V, B, Y, E):
-    """The symmetric bilinear form of Q: Q(Y, E) with Q(Y, Y) = Q(Y)."""
-    X = (V * Y * B * E + V * E * B * Y) / 2
-    return X + X.transpose()
 
 
 def star(axis, m) -> flint.arb_mat:
@@ -99,15 +86,14 @@ def _traceless(x):
     return flint.arb_mat(2, 2, [x[0], x[1], x[1], -x[0]])
 
 
-def region_terms(flow, Ys, c, kappa, u, x):
-    """(x(Ĝ), ĝ) at u (ball) and Δ with coordinates x (balls): E = C + κΔ, Y = Y* + uE."""
-    (V, B), = flow.heads
+def region_terms(cp: Compact, Ys, c, kappa, u, x):
+    """(x(Ĝ), ĝ) at u (ball) and Δ with coordinates x (balls): E = C + κΔ, Y = Y* + uE
+    (DQ(Y*)[E] = cp.quad(Y*, E), Q(E) = cp.quad(E))."""
     E = _traceless(c) + _traceless(x) * kappa
     Y = Ys + E * u
-    dq, qq = _quad(V, B, Ys, E) * 2, _quad(V, B, E, E)
-    LY = _lin(flow.A, Y)
-    gh = _tr(LY) + _tr(dq) + u * _tr(qq)
-    return _coords(LY + dq + qq * u - Y * gh), gh
+    dq, qq, LY = cp.quad(Ys, E), cp.quad(E), cp.lin(Y)
+    gh = trace(LY) + trace(dq) + u * trace(qq)
+    return coords(LY + dq + qq * u - Y * gh), gh
 
 
 def check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces):
@@ -117,20 +103,20 @@ def check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces):
     l21 = Pa[1, 0] / l11
     l22 = (Pa[1, 1] - l21 * l21).sqrt()
     Lit = flint.arb_mat(2, 2, [l11, l21, 0, l22]).inv()     # L⁻ᵀ
-    k, ca, lo, hi = flint.arb(kappa), [flint.arb(x) for x in c], None, None
+    cp, k, ca, lo, hi = Compact(flow), flint.arb(kappa), [flint.arb(x) for x in c], None, None
     for j in range(pieces):     # u ∈ [j, j + 1]·u_max/pieces
         u = flint.arb(flint.fmpq(2 * j + 1, 2 * pieces) * u_max, flint.fmpq(1, 2 * pieces) * u_max)
         for i in range(arcs):
             th = flint.arb(flint.fmpq(2 * i + 1, arcs), flint.fmpq(1, arcs)) * flint.arb.pi()
             x = Lit * flint.arb_mat(2, 1, [th.cos(), th.sin()])
             xs = [x[0, 0], x[1, 0]]
-            Gx, gh = region_terms(flow, Ys, ca, k, u, xs)
+            Gx, gh = region_terms(cp, Ys, ca, k, u, xs)
             w = flint.arb_mat(2, 1, [g + u * gh * ci for g, ci in zip(Gx, ca)])
             side = (flint.arb_mat(1, 2, xs) * Pa * w)[0, 0] + k * u * gh
             if not side < 0:
                 raise NotProved(f"the region is not proved invariant: on its side, angle piece "
                                 f"{i}, u piece {j}, d/dτ (‖ξ‖²_P − κ²u²) < 0 fails")
-            _, g = region_terms(flow, Ys, ca, k, u, [xi * flint.arb(0.5, 0.5) for xi in xs])
+            _, g = region_terms(cp, Ys, ca, k, u, [xi * flint.arb(0.5, 0.5) for xi in xs])
             if not g.is_finite():
                 raise NotProved("ĝ is not bounded on the region")
             a, b = g.mid() - g.rad(), g.mid() + g.rad()
@@ -170,11 +156,11 @@ def check(kind, claim, witness, problem, ctx) -> None:
 def entry(Ys, c, P, kappa, u_max, end, r_end) -> None:
     """Σ within r_end (metric I) of the svec ``end``, compactified, lies in R (else NotProved)."""
     S = sym_of(end, 2, upper(r_end))
-    tr = _tr(S)
+    tr = trace(S)
     if not tr > 0:
         raise NotProved("tr Σ(t0) > 0 is not proved")
     u = 1 / tr
-    x = [a - u * flint.arb(b) for a, b in zip(_coords(S / tr - Ys), c)]
+    x = [a - u * flint.arb(b) for a, b in zip(coords(S / tr - Ys), c)]
     nx = (flint.arb_mat(1, 2, x) * flint.arb_mat(P) * flint.arb_mat(2, 1, x))[0, 0]
     if not (u <= flint.arb(u_max) and upper(nx).sqrt() < flint.arb(kappa) * u):
         raise NotProved("Σ(t0), compactified, is not proved inside the region "

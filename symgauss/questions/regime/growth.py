@@ -72,7 +72,8 @@ def find_growth(problem) -> BlowupBound:
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow
-    from symgauss.kernel.kinds.growth import check_region, entry, star
+    from symgauss.kernel.kinds.blowup_infinity import Compact, trace
+    from symgauss.kernel.kinds.growth import check_region, coords, entry, star
     from symgauss.kernel.read import read_problem
     from symgauss.model.certificate import envelope
     if problem.d != 2 or len(problem.params.heads) != 1:
@@ -97,20 +98,14 @@ def find_growth(problem) -> BlowupBound:
     with flint.ctx.workprec(prec):
         flow = Flow(p)
         Ys = star(axis, flint.arb((lo + hi) / 2))
-    # the transversal linearisation at infinity and the forcing, in floats (traceless coordinates)
-    Yf = np.array([[float(Ys[i, j].mid()) for j in range(2)] for i in range(2)])
-    Af, (Vf, Bf) = _floats(p.A), (_floats(M) for M in p.heads[0])
-
-    def dq(D):
-        X = Vf @ D @ Bf @ Yf + Vf @ Yf @ Bf @ D
-        return X + X.T
-
-    def coords(M):
-        return [(M[0, 0] - M[1, 1]) / 2, M[0, 1]]
-    cols = [coords(dq(D) - Yf * np.trace(dq(D))) for D in
-            (np.array([[1.0, 0], [0, -1]]), np.array([[0.0, 1], [1, 0]]))]
-    Lf = Af @ Yf + Yf @ Af.T
-    forcing = np.array(coords(Lf - Yf * np.trace(Lf)))
+        # the transversal linearisation at infinity and the forcing (traceless coordinates)
+        cp = Compact(flow)
+        cols = []
+        for D in (flint.arb_mat([[1, 0], [0, -1]]), flint.arb_mat([[0, 1], [1, 0]])):
+            dq = cp.quad(Ys, D)
+            cols.append([float(x.mid()) for x in coords(dq - Ys * trace(dq))])
+        LY = cp.lin(Ys)
+        forcing = np.array([float(x.mid()) for x in coords(LY - Ys * trace(LY))])
     N = np.array(cols).T
     lam = np.linalg.eigvals(N)
     if not max(lam.real) < -1e-6:
@@ -179,11 +174,6 @@ def find_growth(problem) -> BlowupBound:
         return BlowupBound(None, f"the kernel did not verify the certificate: {verdict.status} "
                            f"({verdict.reason[:200]})")
     return BlowupBound(cert, verdict.reason)
-
-
-def _floats(M):
-    import numpy as np
-    return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
 
 
 def _fmpq(x: float) -> flint.fmpq:

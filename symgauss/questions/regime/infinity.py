@@ -72,7 +72,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     from symgauss.integrate.validated import integrate
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
-    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, spreads, sym_of, upper
+    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, pairs, spreads, sym_of, upper
     from symgauss.kernel.kinds.blowup_infinity import (
         Compact,
         CompactFlow,
@@ -134,7 +134,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     rate, rho, g = found
     # validated steps of eq. 1.1 while they stay accurate, then of the compactified flow (which
     # contracts near z*, so its steps keep their accuracy) until z is deep inside the region
-    trace = [k for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d)) if i == j]
+    trace = [k for k, (i, j) in enumerate(pairs(d)) if i == j]
 
     tr0 = sum(float(ep.cov0[i, i]) for i in range(d))
 
