@@ -28,4 +28,6 @@ symgauss regime "$ex/singular_limit.json" --certificate "$out/limit_singular.jso
 symgauss regime "$ex/general_blowup.json" --certificate "$out/blowup_trajectory_general.json" >/dev/null
 symgauss regime "$ex/blowup_at_infinity.json" --certificate "$out/blowup_infinity_general.json" >/dev/null
 symgauss regime "$ex/growth.json" --certificate "$out/growth_general.json" >/dev/null
+symgauss regime "$ex/growth_axis.json" --certificate "$out/growth_axis.json" >/dev/null
+symgauss regime "$ex/growth_axis_transient.json" --certificate "$out/growth_axis_transient.json" >/dev/null
 symgauss check "$out"/*.json

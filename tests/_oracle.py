@@ -198,6 +198,8 @@ def claim_holds(cert) -> bool:
         return _limit_holds(A, heads, p, c)
     if kind == "growth":
         return _growth_holds(A, heads, p, c)
+    if kind == "growth-axis":
+        return _growth_axis_holds(A, heads, p, c)
     if kind in ("blowup-trajectory", "blowup-infinity"):
         T = _float_blowup_time(A, heads, p)
         lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
@@ -313,3 +315,26 @@ def _float_blowup_time(A, heads, p):
         return None
     y = sol.y[:, -1]
     return float(sol.t[-1]) + np.linalg.norm(y) / np.linalg.norm(f(0, y))
+
+
+def _growth_axis_holds(A, heads, p, c) -> bool:
+    """The structure (A e_k = a e_k, a > 0, B_h e_k = B_hᵀe_k = 0, rate = 2a) read off the
+    problem, then LSODA from cov0 to T + 8: m·e^{r(t−T)} ≤ Σ_kk(t) and tr Σ(t) ≤ M·e^{r(t−T)}."""
+    from scipy.integrate import solve_ivp
+    k, r = int(str(c["axis"])), float(F(c["rate"]))
+    Af, hf, d = flt(A), [(flt(V), flt(B)) for V, B in heads], p.d
+    if any(Af[i, k] != 0 for i in range(d) if i != k) or Af[k, k] <= 0 or r != 2 * Af[k, k]:
+        return False
+    if any(np.any(B[k, :] != 0) or np.any(B[:, k] != 0) for _, B in hf):
+        return False
+    f, full, iu = _svec_field(Af, hf, d)
+    T, m, M = (float(F(c[x])) for x in ("t_enter", "lower", "upper"))
+    sol = solve_ivp(f, (0, T + 8), flt(_frac_mat(p.cov0))[iu], method="LSODA", rtol=1e-11,
+                    atol=1e-14, dense_output=True)
+    if not sol.success or sol.t[-1] < T + 8:
+        return False
+    for t in np.linspace(T, T + 8, 33):
+        S, e = full(sol.sol(t)), np.exp(r * (t - T))
+        if not (S[k, k] >= m * e * (1 - 1e-6) and np.trace(S) <= M * e * (1 + 1e-6)):
+            return False
+    return True

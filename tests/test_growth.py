@@ -128,11 +128,12 @@ def test_classify_the_growth_example_is_rigorous_and_holds():
 
 
 def test_a_degenerate_growth_is_not_certified_and_says_why():
-    # e_1 spans ker B and ker Bᵀ: the equilibrium at infinity has DQ = 0 (not hyperbolic)
+    # e_1 spans ker B and ker Bᵀ: the equilibrium at infinity has DQ = 0 (not hyperbolic), and
+    # A e_1 is not a multiple of e_1, so kind growth-axis does not apply either
     from symgauss import Problem
     from symgauss.questions.regime.classify import classify
-    p = Problem(A=[["3/4", "0"], ["0", "3/4"]], V=[["-1", "-1/8"], ["0", "-3/4"]],
-                B=[["0", "0"], ["0", "1"]], cov0=[["11/16", "1/2"], ["1/2", "17/8"]])
+    p = Problem(A=[["1", "0"], ["-1/8", "7/8"]], V=[["-1", "1/8"], ["-1/8", "-1"]],
+                B=[["0", "0"], ["0", "9/8"]], cov0=[["11/8", "-7/8"], ["-7/8", "13/8"]])
     r = classify(p, digits=15)
     assert r.kind == "growth" and r.level == "float"
     assert any("null direction of B" in t and "degenerate" in t for t in r.tried), r.tried

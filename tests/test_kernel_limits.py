@@ -136,14 +136,17 @@ def _limit_all_steps_pass(d, heads):
                            for pt in pts]}, "rigorous")
 
 
-def _infinity_all_compact_steps_pass(d, heads):
+def _infinity_all_compact_steps_pass(d, heads, switches=0):
     """Kind blowup-infinity at the work limit: d = 5, 8 heads, order 30, 512 bits, every
     compactified step passing, then a region at infinity that fails (the steps run first). With
     A = −I and heads of size 10⁻⁶, Y stays ≈ I/d, u' = 2u², w' = u in τ: u = u0/(1 − 2u0τ),
-    w = −ln(1 − 2u0τ)/2 (points to 17 digits)."""
+    w = −ln(1 − 2u0τ)/2 (points to 17 digits). ``switches``: that many changes of metric (each
+    recomputes the second-order slopes, (n + 2)² Jacobians) take their share of the budget."""
     from symgauss.kernel.flow import MAX_STEP_WORK
+    from symgauss.kernel.kinds.blowup_infinity import SWITCH_WORK
     n, order, prec = d * (d + 1) // 2, limit.MAX_ORDER, limit.MAX_PREC
-    steps = MAX_STEP_WORK // (4 * order * order * (heads + 1) * (prec // 128))
+    unit = order * order * (heads + 1) * (prec // 128)
+    steps = (MAX_STEP_WORK // unit - SWITCH_WORK * switches) // 4
     h, u0 = flint.fmpq(1, 100), flint.fmpq(1, d)
     pts = []
     with flint.ctx.workprec(200):
@@ -163,7 +166,11 @@ def _infinity_all_compact_steps_pass(d, heads):
                  "P": txt(eye(n + 1)), "ell": "1/2", "rho": "1/1000", "rate": "1",
                  "compact_steps": [{"h": str(h), "beta": "1/10", "mu": "5", "point": pt}
                                    for pt in pts],
-                 "compact_P": txt(eye(n + 2)), "compact_ell": "1/2"}, "rigorous")
+                 "compact_P": txt(eye(n + 2)), "compact_ell": "1/2",
+                 **({"compact_metrics": [
+                     {"at": k, "P": txt(eye(n + 2) * (1 + k % 2)),
+                      "ell": "1/2", "kappa": "3/2"} for k in range(switches)]}
+                    if switches else {})}, "rigorous")
 
 
 def _growth_all_cells():
@@ -211,6 +218,8 @@ CRAFTED = {
     "growth, every region cell at 512 bits": _growth_all_cells,
     "blowup-infinity d=5, 8 heads, compactified steps at the work limit":
         lambda: _infinity_all_compact_steps_pass(limit.MAX_D, 8),
+    "blowup-infinity d=5, 8 heads, changes of metric at the work limit":
+        lambda: _infinity_all_compact_steps_pass(limit.MAX_D, 8, switches=4),
     "unstable d=12, long numbers": lambda: _unstable(stability.MAX_D_SVEC, 1),
     "unstable d=8, longer numbers": lambda: _unstable(8, 3),
     "stable d=12": lambda: _stable(stability.MAX_D_SVEC, 1),
@@ -271,5 +280,12 @@ def test_past_a_limit_is_invalid_and_says_which():
     lim = _limit_all_steps_pass(2, 1)
     assert "units of work" in _over(lim, lambda c: c["witness"].update(
         steps=c["witness"]["steps"] * 2))
+    inf = _infinity_all_compact_steps_pass(2, 1, switches=1)
+    assert "units of work" in _over(inf, lambda c: c["witness"].update(
+        compact_metrics=c["witness"]["compact_metrics"] * 0 + [
+            {"at": 0, "P": c["witness"]["compact_P"], "ell": "1/2", "kappa": "2"}] * 1000))
+    assert "units of work" in _over(lim, lambda c: c["witness"].update(
+        steps=c["witness"]["steps"][:900], metrics=[
+            {"at": k, "P": c["witness"]["P"], "ell": "1/2", "kappa": "2"} for k in range(64)]))
     assert "at most 1000 steps" in _over(lim, lambda c: c["witness"].update(
         steps=c["witness"]["steps"][:1] * 1001))

@@ -20,7 +20,7 @@ weighted norm ‖x‖_P — wrapping-free, since every step restarts from a poin
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import flint
 
@@ -35,6 +35,7 @@ from symgauss.kernel.flow import (
     upper,
     widening,
 )
+from symgauss.kernel.kinds.limit import MAX_SWITCHES
 from symgauss.kernel.verdict import NotProved
 
 #: significant digits of the points written to a certificate
@@ -51,16 +52,24 @@ class Run:
     stopped: bool       # the stop condition held at the end
     texts: list = None  # the points as written (decimal text, exactly the rationals)
     why: str = ""
+    switches: list = field(default_factory=list)  # [(k, P, ell, κ)]: before step k, ‖·‖_P
 
     def truncate(self, k: int) -> "Run":
         """The first k steps (the radius is not kept: recompute it with the kernel)."""
         t = sum((h for h, _, _, _ in self.steps[:k]), flint.fmpq(0))
-        return Run(self.steps[:k], self.points[:k + 1], None, t, True, self.texts[:k])
+        return Run(self.steps[:k], self.points[:k + 1], None, t, True, self.texts[:k],
+                   switches=[sw for sw in self.switches if sw[0] < k])
 
     def witness_steps(self) -> list:
         return [{"h": str(h), "beta": [_dec(x) for x in b] if isinstance(b, list) else _dec(b),
                  "mu": _dec(m), "point": list(texts)}
                 for (h, b, m, _), texts in zip(self.steps, self.texts)]
+
+    def witness_metrics(self) -> list:
+        """The metric changes, as the kernel's ``metrics`` keys read them."""
+        return [{"at": k, "P": [[str(P[i, j]) for j in range(P.ncols())]
+                                for i in range(P.nrows())],
+                 "ell": str(ell), "kappa": str(kappa)} for k, P, ell, kappa in self.switches]
 
 
 def _dec(x: flint.fmpq) -> str:
@@ -121,6 +130,72 @@ def _mu_guess(P_np, J) -> tuple:
     return mu, mu + np.linalg.norm(Jr) * np.linalg.norm(P_np, 2) / lmin * 1.01 + 1e-12
 
 
+def rounded(x: float, digits: int = 10) -> flint.fmpq:
+    """x to ``digits`` significant digits, as an exact rational."""
+    if x == 0 or not math.isfinite(x):
+        return flint.fmpq(0)
+    e = math.floor(math.log10(abs(x))) - digits + 1
+    m = round(x / 10 ** e)
+    return flint.fmpq(m * 10 ** e) if e >= 0 else flint.fmpq(m, 10 ** (-e))
+
+
+def _kappa(P_from, P_to) -> flint.fmpq:
+    """A short rational κ with κ²·P_from − P_to ≻ 0, proved exactly as the kernel does
+    (:func:`symgauss.kernel.kinds.limit.read_switches`), or None."""
+    import numpy as np
+    from scipy.linalg import eigh
+
+    from symgauss.kernel.exact import positive_definite
+    def f(M):
+        return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
+    top = float(eigh(f(P_to), f(P_from), eigvals_only=True)[-1])
+    for slack in (1e-6, 1e-4, 1e-2):
+        kappa = _simple_up(math.sqrt(top * (1 + slack)))
+        if positive_definite(P_from * (kappa * kappa) - P_to)[0] is True:
+            return kappa
+    return None
+
+
+def _simple_up(x: float) -> flint.fmpq:
+    """A rational ≥ x > 0 with 6 significant digits."""
+    e = math.floor(math.log10(x)) - 5
+    m = math.ceil(x / 10 ** e)
+    return flint.fmpq(m * 10 ** e) if e >= 0 else flint.fmpq(m, 10 ** (-e))
+
+
+def local_metric(J, P_from):
+    """(P, ell, κ, μ): a metric in which the midpoint of the ball matrix J = DF(c) has log-norm
+    μ = α + ε (α its spectral abscissa; P from (J − μI)ᵀP + P(J − μI) = −I), scaled so that
+    ‖x‖_P ≤ ‖x‖_{P_from} up to the proved κ ≈ 1; or None (no exact κ, or P not ≻ ell·I)."""
+    import numpy as np
+    from scipy.linalg import eigh, solve_continuous_lyapunov
+
+    from symgauss.kernel.exact import eye, positive_definite
+    n = J.nrows()
+    Jm = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
+    if not np.all(np.isfinite(Jm)):
+        return None
+    alpha = float(max(np.linalg.eigvals(Jm).real))
+    mu = alpha + max(0.05, 0.25 * abs(alpha))
+    Pf = solve_continuous_lyapunov((Jm - mu * np.eye(n)).T, -np.eye(n))
+    Pf = (Pf + Pf.T) / 2
+    Pfrom = np.array([[float(P_from[i, j]) for j in range(n)] for i in range(n)])
+    try:
+        Pf = Pf / float(eigh(Pf, Pfrom, eigvals_only=True)[-1])
+    except np.linalg.LinAlgError:
+        return None
+    P = flint.fmpq_mat(n, n, [rounded(Pf[max(i, j), min(i, j)]) for i in range(n)
+                              for j in range(n)])
+    lmin = float(np.linalg.eigvalsh(Pf)[0])
+    if not lmin > 0:
+        return None
+    ell = rounded(lmin * 0.99, 3)
+    kappa = _kappa(P_from, P)
+    if kappa is None or positive_definite(P - eye(n) * ell)[0] is not True:
+        return None
+    return P, ell, kappa, mu
+
+
 def _least_mu(Pa, P_np, J, accepts) -> flint.fmpq:
     """A short rational μ that ``accepts(μ)`` (the kernel's log-norm test on the box), near the
     least one: geometric steps up from the midpoint's μ (then the crude bound of the ball
@@ -154,7 +229,8 @@ def _least_mu(Pa, P_np, J, accepts) -> flint.fmpq:
 def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int = 128,
               max_steps: int = 600, safety: float = 0.12, tol: float = 1e-15, stop_time=None,
               shrink_box: bool = False, flow=None, radius=None,
-              digits: int = POINT_DIGITS) -> Run:
+              digits: int = POINT_DIGITS, adapt: int = 0, on_metric=None,
+              max_switches: int = MAX_SWITCHES) -> Run:
     """Validated steps from the exact svec ``start`` until ``stop(point, radius)`` (or
     ``stop_time(point, radius, t)``) holds, or ``t_max``.
 
@@ -167,6 +243,13 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
     the five methods of :class:`~symgauss.kernel.flow.Flow` (default eq. 1.1 for ``params``);
     ``radius``: the start is only known within this ‖·‖_P-distance of ``start``; ``digits``:
     significant digits of the points (with ``prec`` bits, their rounding is the local error).
+    ``adapt`` k > 0: every k steps, change to a metric that follows the solution
+    (:func:`local_metric` at the current point) when the log-norm gained over the next k steps
+    outweighs the cost of the change (½ ln of the condition number between the two metrics);
+    ``stop`` then sees the radius converted back to ‖·‖_P (a float factor: the run ends with an
+    exact change back to P), unless ``on_metric`` is given: it is called with (P', ell') at each
+    change, ``stop`` sees the radius in the current metric, and the run ends in it; at most
+    ``max_switches`` changes (the last one kept for the change back).
     """
     import numpy as np
     P_np = np.array([[float(P[i, j]) for j in range(P.ncols())] for i in range(P.nrows())])
@@ -176,12 +259,34 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
         flow, Pa = flow or Flow(params), flint.arb_mat(P)
         c, r, spread, slope = list(start), flint.arb(0) if radius is None else upper(radius), \
             spreads(Pa, ell), slopes(flow, Pa)
+        cur, switches, back, ell0 = P, [], flint.arb(1), ell
         while True:
-            if (stop is not None and stop(c, r)) or (stop_time is not None and stop_time(c, r, t)):
-                return Run(steps, points, r, t, True, texts)
+            rs = r * back if on_metric is None else r
+            if (stop is not None and stop(c, rs)) or (stop_time is not None and
+                                                      stop_time(c, rs, t)):
+                if cur is not P and on_metric is None:
+                    kappa = _kappa(cur, P)
+                    if kappa is None:
+                        return Run(steps, points, r, t, False, texts, "no exact change back to "
+                                   "the metric P", switches)
+                    switches.append((len(steps), P, ell0, kappa))
+                    r = upper(r * flint.arb(kappa))
+                return Run(steps, points, r, t, True, texts, switches=switches)
+            if adapt and len(steps) % adapt == 0 and len(switches) < max_switches - 1:
+                new = _switch(flow, c, cur, P_np, steps[-adapt:], adapt)
+                if new is not None:
+                    cur, ell, kappa, P_np = new
+                    Pa = flint.arb_mat(cur)
+                    switches.append((len(steps), cur, ell, kappa))
+                    r = upper(r * flint.arb(kappa))
+                    spread, slope = spreads(Pa, ell), slopes(flow, Pa)
+                    back = flint.arb(1) if cur is P else flint.arb(
+                        float(_kappa(cur, P) or math.inf))
+                    if on_metric is not None:
+                        on_metric(cur, ell)
             if float(t) >= t_max or len(steps) >= max_steps:
                 return Run(steps, points, r, t, False, texts,
-                           f"stopped at t = {float(t):.4g} after {len(steps)} steps")
+                           f"stopped at t = {float(t):.4g} after {len(steps)} steps", switches)
             co = flow.taylor(flow.box(c), order)
             a0 = max(_mag(flow, co[0]), 1e-12)
             h0 = min((a0 / max(_mag(flow, co[j]), 1e-300)) ** (1.0 / j) for j in (order - 1, order))
@@ -200,10 +305,11 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
                     Jc = flow.jacobian(flow.box(centre))
                     widen = widening(flow, Pa, centre, B, slope) / 2
                     if widen.is_finite():
-                        mu = _least_mu(Pa, P_np, J, lambda m, Jc=Jc, widen=widen: contracts(
-                            Pa, Jc, widen - flint.arb(m)))
+                        mu = _least_mu(Pa, P_np, J, lambda m, Jc=Jc, widen=widen, Pa=Pa:
+                                       contracts(Pa, Jc, widen - flint.arb(m)))
                     else:   # no slopes: the kernel's fallback, the interval matrix DF(box)
-                        mu = _least_mu(Pa, P_np, J, lambda m, J=J: contracts(Pa, J, -flint.arb(m)))
+                        mu = _least_mu(Pa, P_np, J, lambda m, J=J, Pa=Pa: contracts(
+                            Pa, J, -flint.arb(m)))
                     if float(mu) - mu_point > 0.5 + 0.25 * abs(mu_point) and shrink < 3 and \
                             shrink_box and float(r.mid()) > 0:
                         shrink += 1     # the box's spread dominates the log-norm: shorter
@@ -219,11 +325,37 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
                     h /= 2
             if not done:
                 return Run(steps, points, r, t, False, texts,
-                           f"no step could be validated at t = {float(t):.4g}")
+                           f"no step could be validated at t = {float(t):.4g}", switches)
             steps.append((H, B, mu, nxt))
             points.append(nxt)
             texts.append([tx for _, tx in rounded])
             c, r, t = nxt, r_new, t + H
+
+
+#: how many times the last k steps' length a change of metric is expected to serve
+HORIZON = 4
+
+
+def _switch(flow, c, P_cur, P_np, recent, k):
+    """(P', ell', κ, P' as floats) when changing to :func:`local_metric` at c pays: the μ
+    accepted over the last k steps (at the start: the point log-norm) minus the new point
+    log-norm, times HORIZON × their length (at the start: HORIZON), beats
+    ½ ln cond(P_cur⁻¹P') + ln κ + ½; else None."""
+    import numpy as np
+    from scipy.linalg import eigh
+    J = flow.jacobian(flow.box(c))
+    found = local_metric(J, P_cur)
+    if found is None:
+        return None
+    P, ell, kappa, mu_new = found
+    Pf = np.array([[float(P[i, j]) for j in range(P.ncols())] for i in range(P.nrows())])
+    w = eigh(Pf, P_np, eigvals_only=True)
+    cost = 0.5 * math.log(w[-1] / w[0]) + math.log(float(kappa))
+    span = HORIZON * (sum(float(h) for h, _, _, _ in recent) if recent else 1.0)
+    mu_now = max(float(m) for _, _, m, _ in recent) if recent else _mu_guess(P_np, J)[0]
+    if (mu_now - mu_new) * span <= cost + 0.5:
+        return None
+    return P, ell, kappa, Pf
 
 
 def _box(flow, c, r, spread, H) -> list:

@@ -279,11 +279,13 @@ def tube_slack(flow, c, rr, H, box, beta) -> list:
             zip(tube(flow, c, rr, H, box), flow.coords(box), beta)]
 
 
-def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=None):
+def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=None,
+         visit=None):
     """One step check (module docstring): Σ(t + h) within the returned r' of ``nxt`` in ‖·‖_P,
     given Σ(t) within r of ``c``; β one radius or a list (one per coordinate); ``spread`` the
-    s_i of :func:`spreads` (None: 1/√ℓ), ``slope`` those of :func:`slopes` (None: computed).
-    Raises NotProved naming the failing part."""
+    s_i of :func:`spreads` (None: 1/√ℓ), ``slope`` those of :func:`slopes` (None: computed);
+    ``visit(h, box)`` is called with the a-priori box once it is proved to hold the solution on
+    [t, t + h]. Raises NotProved naming the failing part."""
     H = flint.arb(h)
     betas = beta if isinstance(beta, list) else [beta] * len(c)
     centre = box_center(flow, c, h)
@@ -294,6 +296,8 @@ def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=No
         raise NotProved(f"the a-priori box of radius β ≤ {max(float(b) for b in betas):.3g} is "
                         "not proved to hold the solution (the tube of step 1 inside the box "
                         "fails)")
+    if visit is not None:
+        visit(H, box)
     if not contracts_box(flow, P, centre, betas, -flint.arb(mu), slope or slopes(flow, P)):
         raise NotProved(f"μ = {float(mu):.4g} is not proved to bound the logarithmic norm of DF "
                         "on the a-priori box")
@@ -318,18 +322,31 @@ def require_work(n_steps: int, order: int, prec: int, heads: int) -> None:
                       f"{MAX_STEP_WORK} (steps × order² × (heads + 1) × ⌈prec/128⌉)")
 
 
-def check_steps(flow, P, ell, start, steps, order: int, radius=None) -> tuple:
+def check_steps(flow, P, ell, start, steps, order: int, radius=None, visit=None,
+                switches=None) -> tuple:
     """Run :func:`step` over ``steps`` = [(h, β, μ, c_next)] from the exact svec ``start`` (or
-    from within ‖·‖_P-distance ``radius`` of it).
+    from within ‖·‖_P-distance ``radius`` of it); ``visit`` as in :func:`step`. ``switches``
+    {k: (P', ell', κ)}: before step k (k = len(steps): after the last) distances change to
+    ‖·‖_P' (λmin(P') ≥ ell') and r to κ·r — the caller has proved ‖x‖_P' ≤ κ‖x‖_P exactly
+    (:func:`symgauss.kernel.kinds.limit.read_switches`); a metric that follows the solution
+    keeps the log-norm bound near the local rate of the flow.
 
     Returns (c_N, r_N): Σ(Σh) is within ‖·‖_P-distance r_N (arb upper bound) of c_N.
     """
-    c, spread, slope = start, spreads(P, ell), slopes(flow, P)
+    switches = switches or {}
+    c, spread, slope = start, None, None
     r = flint.arb(0) if radius is None else upper(radius)
     for k, (h, beta, mu, nxt) in enumerate(steps):
+        if k in switches:
+            P, ell, kappa = switches[k]
+            r, slope = upper(r * flint.arb(kappa)), None
+        if slope is None:
+            spread, slope = spreads(P, ell), slopes(flow, P)
         try:
-            r = step(flow, P, ell, c, r, h, beta, mu, nxt, order, spread, slope)
+            r = step(flow, P, ell, c, r, h, beta, mu, nxt, order, spread, slope, visit)
         except NotProved as exc:
             raise NotProved(f"step {k}: {exc}") from None
         c = nxt
+    if len(steps) in switches:
+        r = upper(r * flint.arb(switches[len(steps)][2]))
     return c, r

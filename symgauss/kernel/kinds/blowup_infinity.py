@@ -14,7 +14,8 @@ forward invariant, :mod:`symgauss.kernel.flow`), z(t0) ∈ E, and on the box hol
 κ ≤ g ≤ K with κ > 0 and tr Y > 0, then z(τ) stays in E for all τ ≥ 0, u0e^{−Kτ} ≤ u(τ) ≤
 u0e^{−κτ}, so t(τ) = t0 + ∫u increases to T* ∈ [t0 + u0/K, t0 + u0/κ], and tr Σ = tr Y/u → ∞.
 
-Then (witness ``compact_steps``, ``compact_P`` ((n+2)×(n+2)), ``compact_ell`` ≤ λmin): from the
+Then (witness ``compact_steps``, ``compact_P`` ((n+2)×(n+2)), ``compact_ell`` ≤ λmin, optional
+``compact_metrics``: changes of metric along the steps, as ``metrics`` of kind ``limit``): from the
 enclosure of Σ(t0) (z0 = (w = 0, u0, Y0) in ball arithmetic, its midpoint the exact start, the
 ‖·‖_P-distance to it the start radius) validated steps of the compactified field with the elapsed
 time w (dw/dτ = u, :class:`CompactFlow`; the step check of :mod:`symgauss.kernel.flow`, which
@@ -49,16 +50,27 @@ from symgauss.kernel.flow import (
 from symgauss.kernel.kinds.blowup import SCHEMAS as BLOWUP
 from symgauss.kernel.kinds.blowup import check_claim
 from symgauss.kernel.kinds.blowup import statement as blowup_statement
-from symgauss.kernel.kinds.limit import MAX_D, MAX_ORDER, MAX_PREC, MIN_PREC, read_steps
+from symgauss.kernel.kinds.limit import (
+    MAX_D,
+    MAX_ORDER,
+    MAX_PREC,
+    MIN_PREC,
+    read_steps,
+    read_switches,
+)
 from symgauss.kernel.schema import Field, Schema, integer, mat, positive, raw, sym
 from symgauss.kernel.verdict import Invalid, NotProved
 
+#: a change of metric of the compactified steps, in steps of eq. 1.1 (0.49 s at d = 5, 8 heads,
+#: 512 bits, where a step at order 30 takes about 0.13 s)
+SWITCH_WORK = 16
 SCHEMAS = {"blowup-infinity": Schema(
     BLOWUP["blowup"].claim,
     {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
      "prec": Field(integer(MIN_PREC, MAX_PREC)), "center": Field(sym("d")), "P": Field(raw),
      "ell": Field(positive), "rho": Field(positive), "rate": Field(positive),
-     "compact_steps": Field(raw), "compact_P": Field(raw), "compact_ell": Field(positive)},
+     "compact_steps": Field(raw), "compact_P": Field(raw), "compact_ell": Field(positive),
+     "compact_metrics": Field(raw, False)},
     "rigorous", {"d": MAX_D})}
 
 
@@ -212,11 +224,14 @@ def compact_start(flow, end, r_end, P2):
     return c0, p_norm(P2, [x - c for x, c in zip(z0, c0)])
 
 
-def compact_end(flow, end, r_end, P2, ell2, steps, order):
-    """The compactified steps (module docstring, ``compact_steps``) from Σ(t0) within r_end
-    (metric I) of the svec ``end``: returns (w, u, Y) as balls holding z at their end."""
+def compact_end(flow, end, r_end, P2, ell2, steps, order, switches=None):
+    """The compactified steps (module docstring, ``compact_steps``, changing metric as
+    ``switches`` says) from Σ(t0) within r_end (metric I) of the svec ``end``: returns (w, u, Y)
+    as balls holding z at their end."""
     c0, r0 = compact_start(flow, end, r_end, P2)
-    c, r = check_steps(CompactFlow(flow), P2, ell2, c0, steps, order, r0)
+    c, r = check_steps(CompactFlow(flow), P2, ell2, c0, steps, order, r0, switches=switches)
+    if switches:
+        P2, ell2, _ = switches[max(switches)]
     z = [flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spreads(P2, ell2))]
     return z[0], z[1], sym_of(z[2:], flow.d)
 
@@ -228,8 +243,12 @@ def check(kind, claim, witness, problem, ctx) -> None:
     compact = read_steps(witness["compact_steps"], n + 2, "witness.compact_steps")
     p = problem.params
     # a compactified step costs about four of eq. 1.1's (the products u·g and Y·g, the
-    # second-order log-norm bound; measured at d = 5, 8 heads, order 30, 512 bits)
-    require_work(len(steps) + 4 * len(compact), witness["order"], witness["prec"], len(p.heads))
+    # second-order log-norm bound; measured at d = 5, 8 heads, order 30, 512 bits), a change of
+    # metric (its second-order slopes, (n + 2)² Jacobians) about SWITCH_WORK
+    n_switches = len(witness.get("compact_metrics", [])) if isinstance(
+        witness.get("compact_metrics", []), list) else 0
+    require_work(len(steps) + 4 * len(compact) + SWITCH_WORK * n_switches, witness["order"],
+                 witness["prec"], len(p.heads))
     P = mat(n + 1, n + 1)(witness["P"], "witness.P", ctx)
     if P.transpose() != P:
         raise Invalid("witness.P is not symmetric")
@@ -238,13 +257,15 @@ def check(kind, claim, witness, problem, ctx) -> None:
     if P2.transpose() != P2:
         raise Invalid("witness.compact_P is not symmetric")
     require_pd(P2 - eye(n + 2) * witness["compact_ell"], "witness.compact_P − compact_ell·I")
+    switches, _ = read_switches(witness.get("compact_metrics", []), n + 2, P2, len(compact),
+                                "witness.compact_metrics")
     t0 = sum((h for h, _, _, _ in steps), flint.fmpq(0))
     with flint.ctx.workprec(witness["prec"]):
         flow = Flow(p)
         end, r_end = check_steps(flow, flint.arb_mat(eye(n)), flint.fmpq(1),
                                  svec_of(problem.cov0), steps, witness["order"])
         w, u, Y = compact_end(flow, end, r_end, flint.arb_mat(P2), witness["compact_ell"],
-                              compact, witness["order"])
+                              compact, witness["order"], switches)
         g = check_region(flow, P, witness["ell"], witness["rho"], witness["rate"],
                          witness["center"])
         t_lo, t_hi = enclosure_at(P, witness["rho"], witness["center"], g, u, Y, t0 + w)

@@ -6,7 +6,8 @@ Claim: ``regime`` — ``stable-equilibrium`` (Σ* ≻ 0), ``decay`` (Σ* = 0) or
 C must be 0), ``rate`` λ, ``t_enter`` T. Witness: the metric ``P`` (n×n) with ``ell`` ≤ λmin(P),
 the region's level ``rho``, the Taylor ``order`` and ``prec`` (bits), optional ``metric``
 (``region``: the steps measure distances in ‖·‖_P, the default; ``identity``: in ‖·‖_2, converted
-at the end by ‖e‖_P ≤ √‖P‖_∞·‖e‖_2), and ``steps``: a list of
+at the end by ‖e‖_P ≤ √‖P‖_∞·‖e‖_2), optional ``metrics`` (changes of metric along the steps,
+each proved exactly, ending in ‖·‖_P or ‖·‖_2: :func:`read_switches`), and ``steps``: a list of
 {``h``, ``beta``, ``mu``, ``point``} (step, a-priori box radius — one number, or a list of one
 per svec coordinate —, log-norm bound, svec of the next point), summing to T. Checks:
 
@@ -20,8 +21,9 @@ per svec coordinate —, log-norm bound, svec of the next point), summing to T. 
    F(0) = 0; singular-limit: tr M(S) < 0 on the box (M = A + Σ_h V_hSB_h), so
    det Σ(t) = det Σ(T)·exp(2∫tr M) → 0 and det Σ* = 0.
 
-Limits: d ≤ MAX_D, steps ≤ MAX_STEPS, order ≤ MAX_ORDER, prec ≤ MAX_PREC, and the work of the
-steps ≤ :data:`symgauss.kernel.flow.MAX_STEP_WORK`.
+Limits: d ≤ MAX_D, steps ≤ MAX_STEPS, changes of metric ≤ MAX_SWITCHES, order ≤ MAX_ORDER,
+prec ≤ MAX_PREC, and the work of the steps (a change of metric counting as one step)
+≤ :data:`symgauss.kernel.flow.MAX_STEP_WORK`.
 """
 from __future__ import annotations
 
@@ -29,28 +31,20 @@ import flint
 
 from symgauss.kernel.equations import residual, svec
 from symgauss.kernel.exact import eye, norm_inf, positive_definite, require_pd
-from symgauss.kernel.flow import Flow, check_steps, contracts, p_norm, require_work, sym_of
-from symgauss.kernel.read import rational, short_text
-from symgauss.kernel.schema import (
-    Field,
-    Schema,
-    choice,
-    integer,
-    nonnegative,
-    positive,
-    raw,
-    sym,
-)
+from symgauss.kernel.flow import Flow, check_steps, contracts, p_norm, require_work
+from symgauss.kernel.read import matrix, rational, short_text
+from symgauss.kernel.schema import Field, Schema, choice, integer, nonnegative, positive, raw, sym
 from symgauss.kernel.verdict import Invalid, NotProved
 
-MAX_D, MAX_STEPS, MAX_ORDER, MIN_PREC, MAX_PREC = 5, 1000, 30, 64, 512
+MAX_D, MAX_STEPS, MAX_ORDER, MIN_PREC, MAX_PREC, MAX_SWITCHES = 5, 1000, 30, 64, 512, 64
 REGIMES = ("stable-equilibrium", "decay", "singular-limit")
 SCHEMAS = {"limit": Schema(
     {"regime": Field(choice(*REGIMES)), "center": Field(sym("d")), "radius": Field(nonnegative),
      "rate": Field(positive), "t_enter": Field(nonnegative)},
     {"P": Field(sym("n")), "ell": Field(positive), "rho": Field(positive),
      "order": Field(integer(2, MAX_ORDER)), "prec": Field(integer(MIN_PREC, MAX_PREC)),
-     "steps": Field(raw), "metric": Field(choice("region", "identity"), False)},
+     "steps": Field(raw), "metric": Field(choice("region", "identity"), False),
+     "metrics": Field(raw, False)},
     "rigorous", {"d": MAX_D})}
 
 
@@ -78,6 +72,52 @@ def read_steps(value, n: int, where: str = "witness.steps") -> list:
     return out
 
 
+def read_switches(value, n: int, P0, n_steps: int, where: str = "witness.metrics") -> tuple:
+    """({k: (P arb_mat, ell, κ)}, the last metric, exact) from a list of at most MAX_SWITCHES
+    {``at`` k, ``P``, ``ell``, ``kappa``}, k increasing in 0..n_steps: before step k the steps
+    measure in ‖·‖_P. Proved exactly: P − ell·I ≻ 0 and κ²·P_prev − P ≻ 0 (P_prev the metric
+    before, P0 at first), so ‖x‖_P ≤ κ‖x‖_P_prev (:func:`symgauss.kernel.flow.check_steps`)."""
+    if not isinstance(value, list) or len(value) > MAX_SWITCHES:
+        raise Invalid(f"{where}: expected a list of at most {MAX_SWITCHES} metric changes")
+    out, prev, last = {}, P0, -1
+    for i, sw in enumerate(value):
+        w = f"{where}[{i}]"
+        if not isinstance(sw, dict) or set(sw) != {"at", "P", "ell", "kappa"}:
+            raise Invalid(f"{w}: expected exactly the keys at, P, ell, kappa")
+        k = rational(sw["at"], f"{w}.at")
+        if k.q != 1 or not last < k <= n_steps:
+            raise Invalid(f"{w}.at: expected an integer step index above the previous one, at "
+                          f"most {n_steps}")
+        P = matrix(sw["P"], f"{w}.P", n, n)
+        if P.transpose() != P:
+            raise Invalid(f"{w}.P is not symmetric")
+        ell, kappa = rational(sw["ell"], f"{w}.ell"), rational(sw["kappa"], f"{w}.kappa")
+        if ell <= 0 or kappa <= 0:
+            raise Invalid(f"{w}: ell and kappa must be positive")
+        require_pd(P - eye(n) * ell, f"{w}.P − ell·I")
+        require_pd(prev * (kappa * kappa) - P, f"{w}: kappa²·(the metric before) − P")
+        last = int(k.p)
+        out[last] = (flint.arb_mat(P), ell, kappa)
+        prev = P
+    return out, prev
+
+
+def steps_in_region_metric(flow, P, ell, start, steps, witness, n: int, visit=None) -> tuple:
+    """(c_N, r_N) with ‖x(T) − c_N‖_P ≤ r_N for the region's metric P: the steps start in ‖·‖_P
+    (``metric`` ``region``, the default) or ‖·‖_2 (``identity``), change metric as
+    ``metrics`` says (:func:`read_switches`), and end in ‖·‖_P, or in ‖·‖_2 converted by
+    ‖e‖_P ≤ √λmax(P)·‖e‖_2 ≤ √‖P‖_∞·‖e‖_2."""
+    P0, ell0 = (P, ell) if witness.get("metric", "region") == "region" else (eye(n), 1)
+    switches, P_end = read_switches(witness.get("metrics", []), n, P0, len(steps))
+    end, r_end = check_steps(flow, flint.arb_mat(P0), flint.fmpq(ell0), start, steps,
+                             witness["order"], visit=visit, switches=switches)
+    if P_end == P:
+        return end, r_end
+    if P_end == eye(n):
+        return end, r_end * flint.arb(norm_inf(P)).sqrt()
+    raise Invalid("witness.metrics: the steps must end in the region's metric P or in ‖·‖_2")
+
+
 def statement(kind, claim, problem) -> str:
     reg, r = claim["regime"], short_text(claim["radius"])
     what = {"stable-equilibrium": "Σ* is positive definite",
@@ -89,14 +129,17 @@ def statement(kind, claim, problem) -> str:
             f"like e^(−{short_text(claim['rate'])}·t) in a fixed norm")
 
 
-def check_region(flow, P, ell, rho, C, rate, F_C) -> None:
-    """The contraction region E = {‖x − C‖_P² ≤ ρ} (module docstring of :mod:`flow`)."""
+def check_region(flow, P, ell, rho, c, rate, F_C) -> None:
+    """The contraction region E = {‖x − c‖_P² ≤ ρ} (module docstring of :mod:`flow`; c the
+    centre's svec, or the coordinates of another field with :class:`Flow`'s methods; F_C = F(c)
+    as an exact or a ball column). Returns the box that holds E."""
     require_pd(P - eye(P.nrows()) * ell, "witness.P − ell·I")
-    q = (F_C.transpose() * P * F_C)[0, 0]
+    q = (F_C.transpose() * (P if isinstance(F_C, flint.fmpq_mat) else flint.arb_mat(P))
+         * F_C)[0, 0]
     if not q < rate * rate * rho:
         raise NotProved("‖F(center)‖_P² < rate²·rho fails: the region is not proved invariant")
     width = (flint.arb(rho) / flint.arb(ell)).sqrt()
-    box = sym_of(svec(C), flow.d, width)
+    box = flow.box(c, width)
     if not contracts(flint.arb_mat(P), flow.jacobian(box), flint.arb(rate)):
         raise NotProved("the flow is not proved to contract at the claimed rate on the region "
                         "(−(JᵀP + PJ) − 2·rate·P ≻ 0 on its box)")
@@ -108,7 +151,9 @@ def check(kind, claim, witness, problem, ctx) -> None:
         raise Invalid("limit certificates are for time-invariant parameters (no 'controls')")
     p, d, n = problem.params, problem.d, ctx.n
     steps = read_steps(witness["steps"], n)
-    require_work(len(steps), witness["order"], witness["prec"], len(p.heads))
+    metrics = witness.get("metrics", [])     # a change of metric costs about one step
+    require_work(len(steps) + (len(metrics) if isinstance(metrics, list) else 0),
+                 witness["order"], witness["prec"], len(p.heads))
     if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != claim["t_enter"]:
         raise Invalid("the step lengths do not add up to claim.t_enter")
     C, r, rate, reg = claim["center"], claim["radius"], claim["rate"], claim["regime"]
@@ -124,7 +169,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
             raise NotProved(f"center − (3/2)·radius·I is not proved positive definite ({why})")
     with flint.ctx.workprec(witness["prec"]):
         flow = Flow(p)
-        box = check_region(flow, P, ell, rho, C, rate, F_C)
+        box = check_region(flow, P, ell, rho, svec(C), rate, F_C)
         if reg == "singular-limit":
             M = flow.A
             for V, B in flow.heads:
@@ -134,12 +179,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
                 raise NotProved("tr(A + Σ_h V_hSB_h) < 0 is not proved on the region, so the "
                                 "limit is not proved singular")
         Pa = flint.arb_mat(P)
-        if witness.get("metric", "region") == "region":
-            end, r_end = check_steps(flow, Pa, ell, svec(problem.cov0), steps, witness["order"])
-        else:   # steps in ‖·‖_2, then ‖e‖_P ≤ √λmax(P)·‖e‖_2 ≤ √‖P‖_∞·‖e‖_2
-            end, r_end = check_steps(flow, flint.arb_mat(eye(n)), flint.fmpq(1),
-                                     svec(problem.cov0), steps, witness["order"])
-            r_end = r_end * flint.arb(norm_inf(P)).sqrt()
+        end, r_end = steps_in_region_metric(flow, P, ell, svec(problem.cov0), steps, witness, n)
         gap = [flint.arb(a) - flint.arb(b) for a, b in zip(end, svec(C))]
         if not p_norm(Pa, gap) + r_end < flint.arb(rho).sqrt():
             raise NotProved(f"the enclosure at t = {short_text(claim['t_enter'])} (radius "

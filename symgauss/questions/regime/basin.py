@@ -39,11 +39,8 @@ class LimitResult:
 
 def _q(x: float, digits: int = 12) -> flint.fmpq:
     """x rounded to ``digits`` significant digits, as an exact rational."""
-    if x == 0 or not math.isfinite(x):
-        return flint.fmpq(0)
-    e = math.floor(math.log10(abs(x))) - digits + 1
-    m = round(x / 10 ** e)
-    return flint.fmpq(m * 10 ** e) if e >= 0 else flint.fmpq(m, 10 ** (-e))
+    from symgauss.integrate.validated import rounded
+    return rounded(x, digits)
 
 
 def _down(x: float) -> flint.fmpq:
@@ -64,21 +61,28 @@ def _text(x: flint.fmpq) -> str:
     return short_text(x)
 
 
-def newton_center(params, S, d: int, prec: int = 200):
-    """A rational svec near a zero of F, from the float matrix S (Newton in arb midpoints)."""
-    from symgauss.kernel.flow import Flow, svec_of, sym_of
+def newton(flow, x0: list, prec: int = 200) -> list:
+    """A rational zero of ``flow``'s field near the svec ``x0`` (Newton in arb midpoints; any
+    field with :class:`~symgauss.kernel.flow.Flow`'s methods)."""
     with flint.ctx.workprec(prec):
-        flow = Flow(params)
-        x = [flint.arb(_q(float(S[i][j]), 15)) for i in range(d) for j in range(i, d)]
+        x = [flint.arb(v) for v in x0]
         n = len(x)
         for _ in range(8):
-            X = sym_of([v.mid() for v in x], d)
-            F = svec_of(flow.field(X))
+            X = flow.box([v.mid() for v in x])
+            F = flow.coords(flow.field(X))
             J = flow.jacobian(X)
             Jm = flint.arb_mat(n, n, [J[i, j].mid() for i in range(n) for j in range(n)])
             dx = Jm.solve(flint.arb_mat(n, 1, [f.mid() for f in F]))
             x = [(v - dx[i, 0]).mid() for i, v in enumerate(x)]
         return [_q(float(v), 15) for v in x]
+
+
+def newton_center(params, S, d: int, prec: int = 200):
+    """A rational svec near a zero of F, from the float matrix S."""
+    from symgauss.kernel.flow import Flow
+    with flint.ctx.workprec(prec):
+        flow = Flow(params)
+    return newton(flow, [_q(float(S[i][j]), 15) for i in range(d) for j in range(i, d)], prec)
 
 
 def _lyapunov(L, gamma):
@@ -89,16 +93,89 @@ def _lyapunov(L, gamma):
     return (P + P.T) / 2
 
 
+def contraction_region(flow, c: list, prec: int = 128):
+    """(P, ell, rho, rate) of a region {‖x − c‖_P² ≤ ρ} that the kernel's
+    :func:`symgauss.kernel.kinds.limit.check_region` accepts, or a string saying why none.
+
+    L = DF(c): with α = −max Re λ(L) > 0 and γ = α/2, P solves (L + γI)ᵀP + P(L + γI) = −I, so
+    −(LᵀP + PL) − 2λP ≻ 0 at c for λ < γ; ρ is scanned down by factors of 4."""
+    import numpy as np
+
+    from symgauss.kernel.kinds.limit import check_region
+    n = len(c)
+    with flint.ctx.workprec(prec):
+        J = flow.jacobian(flow.box(c))
+        L = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
+        F_C = flint.arb_mat(n, 1, flow.coords(flow.field(flow.box(c))))
+    alpha = -max(np.linalg.eigvals(L).real)
+    if not alpha > 1e-6:
+        return (f"the linearisation at the limit is not proved stable (max Re λ ≈ {-alpha:.3g}): "
+                "no contraction region")
+    gamma = alpha / 2
+    Pf = _lyapunov(L, gamma)
+    Pf = Pf / np.max(np.abs(Pf))
+    P = flint.fmpq_mat(n, n, [_q(Pf[i, j], 10) for i in range(n) for j in range(n)])
+    for i in range(n):
+        for j in range(i):
+            P[i, j] = P[j, i]
+    ell = _down(float(np.linalg.eigvalsh(Pf)[0]))
+    scale = max(float(np.max(np.abs(np.array([float(x) for x in c])))), 1e-3)
+    for frac in (0.8, 0.5, 0.25):
+        rate = _down(gamma * frac)
+        rho = _up(scale ** 2 * float(np.linalg.eigvalsh(Pf)[-1]))
+        with flint.ctx.workprec(prec):
+            for _ in range(40):
+                try:
+                    check_region(flow, P, ell, rho, c, rate, F_C)
+                    return P, ell, rho, rate
+                except NotProved:
+                    rho = _down(float(rho) / 4)
+    return "no contraction region around the limit was proved"
+
+
+#: consider a change of metric every ADAPT steps (integrate's ``adapt``)
+ADAPT = 6
+
+
+def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None):
+    """(run, metric): validated steps from ``start`` until the enclosure is inside
+    {‖x − c‖_P² ≤ ρ} (with a margin), in ‖·‖_P; or else starting in ‖·‖_P and changing to
+    metrics that follow the solution (``run.switches``, the kernel's ``metrics``); or else in
+    ‖·‖_2 (an ill-conditioned P can make the steps stall), converted by
+    ‖e‖_P ≤ √‖P‖_∞·‖e‖_2 as the kernel does."""
+    from symgauss.integrate.validated import integrate
+    from symgauss.kernel.exact import eye, norm_inf
+    from symgauss.kernel.flow import MAX_STEP_WORK, p_norm
+    from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
+    target, Pa = math.sqrt(float(rho)) * 0.9, flint.arb_mat(P)
+
+    def inside(pt, r):
+        gap = [flint.arb(a) - flint.arb(b) for a, b in zip(pt, c)]
+        return float(p_norm(Pa, gap).mid()) + float(r.mid()) < target
+    work = MAX_STEP_WORK // (24 * 24 * (len(params.heads) + 1))   # a change of metric: 1
+    steps = min(MAX_STEPS, work)
+    run = integrate(params, start, P, ell, inside, t_max=t_max, shrink_box=True,
+                    max_steps=steps, flow=flow)
+    if run.stopped:
+        return run, "region"
+    # the region's metric can be far from the flow's along the way: follow the solution
+    run = integrate(params, start, P, ell, inside, t_max=t_max, flow=flow, adapt=ADAPT,
+                    max_steps=min(MAX_STEPS, work - MAX_SWITCHES))
+    if run.stopped:
+        return run, "region"
+    scale = math.sqrt(float(norm_inf(P)))
+    return integrate(params, start, eye(len(start)), flint.fmpq(1),
+                     lambda pt, r: inside(pt, r * scale), t_max=t_max, max_steps=steps,
+                     flow=flow), "identity"
+
+
 def find_limit(problem, proposal: dict, *, t_max: float = 200.0) -> LimitResult:
     """A kernel-verified ``limit`` certificate for ``problem`` following the float
     ``proposal`` (:func:`reference_regime`'s dict), or a LimitResult saying why not."""
-    import numpy as np
 
-    from symgauss.integrate.validated import integrate
     from symgauss.kernel.checker import check
     from symgauss.kernel.equations import residual, svec
-    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, p_norm, sym_of
-    from symgauss.kernel.kinds.limit import MAX_STEPS, check_region
+    from symgauss.kernel.flow import Flow
     from symgauss.kernel.read import read_problem
     from symgauss.model.certificate import envelope
     kind = proposal["kind"]
@@ -116,63 +193,16 @@ def find_limit(problem, proposal: dict, *, t_max: float = 200.0) -> LimitResult:
         C[i, j] = C[j, i] = c[k]
     with flint.ctx.workprec(128):
         flow = Flow(p)
-        J = flow.jacobian(sym_of(c, d))
-        L = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
-    alpha = -max(np.linalg.eigvals(L).real)
-    if not alpha > 1e-6:
-        return LimitResult(None, None, f"the linearisation at the limit is not proved stable "
-                           f"(max Re λ ≈ {-alpha:.3g}): no contraction region")
-    gamma = alpha / 2
-    Pf = _lyapunov(L, gamma)
-    Pf = Pf / np.max(np.abs(Pf))
-    P = flint.fmpq_mat(n, n, [_q(Pf[i, j], 10) for i in range(n) for j in range(n)])
-    for i in range(n):
-        for j in range(i):
-            P[i, j] = P[j, i]
-    ell = _down(float(np.linalg.eigvalsh(Pf)[0]))
+    found = contraction_region(flow, c)
+    if isinstance(found, str):
+        return LimitResult(None, None, found)
+    P, ell, rho, rate = found
     F_C = flint.fmpq_mat(n, 1, svec(residual(p, C)))
     q = float((F_C.transpose() * P * F_C)[0, 0])
-    rate = ell * 0
-    region = None
-    for frac in (0.8, 0.5, 0.25):
-        rate = _down(gamma * frac)
-        scale = max(float(np.max(np.abs(np.array(c, dtype=float)))), 1e-3)
-        rho = _up(scale ** 2 * float(np.linalg.eigvalsh(Pf)[-1]))
-        with flint.ctx.workprec(128):
-            for _ in range(40):
-                try:
-                    check_region(flow, P, ell, rho, C, rate, F_C)
-                    region = rho
-                    break
-                except NotProved:
-                    rho = _down(float(rho) / 4)
-        if region is not None:
-            break
-    if region is None:
-        return LimitResult(None, None, "no contraction region around the limit was proved")
-    rho = region
     radius = flint.fmpq(0) if q == 0 else _up(math.sqrt(q / (float(rate) ** 2 * float(ell))))
     if kind == "stable-equilibrium" and not _pd(C - flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]) * (radius * 3 / 2)):
         return LimitResult(None, None, "the limit is too close to singular for its enclosure")
-    target = math.sqrt(float(rho)) * 0.9
-
-    def inside(pt, r):
-        gap = [flint.arb(a) - flint.arb(b) for a, b in zip(pt, c)]
-        return float(p_norm(flint.arb_mat(P), gap).mid()) + float(r.mid()) < target
-
-    steps = min(MAX_STEPS, MAX_STEP_WORK // (24 * 24 * (len(p.heads) + 1)))
-    run = integrate(p, svec(ep.cov0), P, ell, inside, t_max=t_max, shrink_box=True,
-                    max_steps=steps)
-    metric = "region"
-    if not run.stopped:     # an ill-conditioned P can make the steps stall: measure in ‖·‖_2
-        from symgauss.kernel.exact import eye, norm_inf
-        scale = math.sqrt(float(norm_inf(P)))
-
-        def inside_2(pt, r):
-            return inside(pt, r * scale)
-        run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), inside_2, t_max=t_max,
-                        max_steps=steps)
-        metric = "identity"
+    run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max)
     if not run.stopped:
         return LimitResult(None, None, f"validated integration did not reach the contraction "
                            f"region ({run.why})")
@@ -180,6 +210,7 @@ def find_limit(problem, proposal: dict, *, t_max: float = 200.0) -> LimitResult:
              "radius": str(radius), "rate": str(rate), "t_enter": str(run.t)}
     witness = {"P": [[str(P[i, j]) for j in range(n)] for i in range(n)], "ell": str(ell),
                "rho": str(rho), "order": 24, "prec": 128, "steps": run.witness_steps(),
+               **({"metrics": run.witness_metrics()} if run.switches else {}),
                **({"metric": metric} if metric != "region" else {})}
     cert = envelope("limit", problem, claim, witness, "rigorous",
                     "validated Taylor steps into a contraction region (symgauss.questions."

@@ -116,17 +116,26 @@ def find_blowup(problem, t_ref: float) -> BlowupBound:
 def certified(kind: str, problem, e, run, extra: dict, note: str, prec: int = 128) -> BlowupBound:
     """The ``kind`` certificate (validated steps of ``run`` at order 24, ``prec`` bits, then the
     witness keys ``extra``) for the T* bounds ``e``, kept only when the kernel verifies it."""
+    claim = claim_of(e)
+    res = verified(kind, problem, claim,
+                   {"steps": run.witness_steps(), "order": 24, "prec": prec, **extra}, note)
+    if res.certificate is None:
+        return res
+    return BlowupBound(res.certificate, res.why, (claim["t_lower"], claim["t_upper"]),
+                       claim.get("t_star"))
+
+
+def verified(kind: str, problem, claim: dict, witness: dict, note: str) -> BlowupBound:
+    """The rigorous ``kind`` certificate with this claim and witness, kept only when the kernel
+    verifies it (else why not)."""
     from symgauss.kernel.checker import check
     from symgauss.model.certificate import envelope
-    claim = claim_of(e)
-    witness = {"steps": run.witness_steps(), "order": 24, "prec": prec, **extra}
     cert = envelope(kind, problem, claim, witness, "rigorous", note)
     verdict = check(cert)
     if verdict.status != "verified":
         return BlowupBound(None, f"the kernel did not verify the certificate: "
                            f"{verdict.status} ({verdict.reason[:200]})")
-    return BlowupBound(cert, verdict.reason, (claim["t_lower"], claim["t_upper"]),
-                       claim.get("t_star"))
+    return BlowupBound(cert, verdict.reason)
 
 
 def claim_of(e) -> dict:

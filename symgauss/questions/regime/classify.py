@@ -398,9 +398,21 @@ def _blowup_bound(problem, proposal, tried):
 
 
 def _growth_regime(problem, tried):
-    """growth with a kernel-verified ``growth`` certificate
-    (:func:`symgauss.questions.regime.growth.find_growth`), or None (``tried`` says why)."""
+    """growth with a kernel-verified ``growth-axis`` certificate
+    (:func:`symgauss.questions.regime.growth_axis.find_growth_axis`: an axis the attention never
+    sees) or ``growth`` certificate (:func:`symgauss.questions.regime.growth.find_growth`), or
+    None (``tried`` says why)."""
     from symgauss.questions.regime.growth import find_growth
+    from symgauss.questions.regime.growth_axis import find_growth_axis, has_growth_axis
+    if has_growth_axis(problem):
+        res = find_growth_axis(problem)
+        if res.certificate is not None:
+            claim = res.certificate["claim"]
+            return Regime("growth", "rigorous", claim["statement"] + " (kernel: VERIFIED)",
+                          "validated integration of the other coordinates into a contraction "
+                          "region, Σ_kk by variation of constants (symgauss.questions.regime."
+                          "growth_axis)", rate=claim["rate"], certificate_data=res.certificate)
+        tried.append(f"growth along an axis the attention never sees: {res.why}")
     res = find_growth(problem)
     if res.certificate is None:
         tried.append(f"validated integration + an invariant region at infinity: {res.why}")

@@ -16,7 +16,7 @@ from fractions import Fraction
 import flint
 
 from symgauss.kernel.verdict import NotProved
-from symgauss.questions.regime.blowup_bound import BlowupBound
+from symgauss.questions.regime.blowup_bound import BlowupBound, verified
 
 
 def _direction(problem):
@@ -68,14 +68,12 @@ def find_growth(problem) -> BlowupBound:
     from scipy.linalg import solve_continuous_lyapunov
 
     from symgauss.integrate.validated import integrate
-    from symgauss.kernel.checker import check
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow
     from symgauss.kernel.kinds.blowup_infinity import Compact, trace
     from symgauss.kernel.kinds.growth import check_region, coords, entry, star
     from symgauss.kernel.read import read_problem
-    from symgauss.model.certificate import envelope
     if problem.d != 2 or len(problem.params.heads) != 1:
         return BlowupBound(None, "the growth certificate is for d = 2 with one head")
     v = _direction(problem)
@@ -166,14 +164,9 @@ def find_growth(problem) -> BlowupBound:
                "m_lo": str(lo), "m_hi": str(hi), "center": [str(x) for x in centre_q],
                "P": [[str(P[i, j]) for j in range(2)] for i in range(2)],
                "kappa": str(kappa), "u_max": str(u_max), "arcs": arcs, "u_pieces": 4}
-    cert = envelope("growth", problem, claim, witness, "rigorous",
+    return verified("growth", problem, claim, witness,
                     "validated Taylor steps, then an invariant region of the compactified flow "
                     "at infinity (symgauss.questions.regime.growth)")
-    verdict = check(cert)
-    if verdict.status != "verified":
-        return BlowupBound(None, f"the kernel did not verify the certificate: {verdict.status} "
-                           f"({verdict.reason[:200]})")
-    return BlowupBound(cert, verdict.reason)
 
 
 def _fmpq(x: float) -> flint.fmpq:

@@ -38,6 +38,8 @@ PREC, DIGITS, TOL = 128, 30, 1e-18
 #: the compactified steps: longer (the flow is smooth near z*), a looser local error (their
 #: radius stays far below it), and the digits of T* at which to stop
 COMPACT_TOL, COMPACT_SAFETY, DONE = 1e-16, 0.3, 9
+#: at most this many changes of metric along the compactified steps
+COMPACT_SWITCHES = 8
 
 
 def direction(problem, t_star: float):
@@ -73,6 +75,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow, pairs, spreads, sym_of, upper
+    from symgauss.kernel.kinds.blowup_infinity import SWITCH_WORK
     from symgauss.kernel.kinds.blowup_infinity import (
         Compact,
         CompactFlow,
@@ -81,7 +84,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         enclosure_at,
     )
     from symgauss.kernel.read import read_problem
-    from symgauss.questions.regime.basin import _down, _q, _up
+    from symgauss.questions.regime.basin import ADAPT, _down, _q, _up
     d = problem.d
     n = d * (d + 1) // 2
     data = problem.to_dict()
@@ -142,7 +145,8 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         tr = sum(float(c[k]) for k in trace)
         return float(r.mid()) > SWITCH * tr or tr > GROW * tr0
 
-    # the kernel's work budget (steps + 4 × compactified steps, flow.MAX_STEP_WORK) shared
+    # the kernel's work budget (steps + 4 × compactified steps + 16 × changes of metric,
+    # flow.MAX_STEP_WORK) shared
     budget = MAX_STEP_WORK // (24 * 24 * (len(p.heads) + 1) * -(-PREC // 128))
     run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), None, t_max=t_ref * 1.5, tol=TOL,
                     stop_time=loose, prec=PREC, digits=DIGITS, max_steps=budget // 2)
@@ -176,9 +180,15 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         return best[2] is not None and (best[0] < 10.0 ** -DONE * float(best[2][1].mid()) or (
             len(history) > 10 and history[-11][0] < 1.01 * best[0]))
 
+    def follow(P_new, ell_new):     # a change of metric: the enclosure's box widths change
+        nonlocal spread
+        with flint.ctx.workprec(PREC):
+            spread = spreads(flint.arb_mat(P_new), ell_new)
+
     crun = integrate(p, c0, P2, ell2, deep, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
                      prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY,
-                     max_steps=(budget - len(run.steps)) // 4)
+                     max_steps=(budget - len(run.steps) - SWITCH_WORK * COMPACT_SWITCHES) // 4,
+                     adapt=ADAPT, on_metric=follow, max_switches=COMPACT_SWITCHES + 1)
     _, k, e = min(history, key=lambda h: h[0])
     if e is None:
         return BlowupBound(None, f"validated steps of the compactified flow did not enter the "
@@ -189,7 +199,9 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
                       "ell": str(ell), "rho": str(rho), "rate": str(rate),
                       "compact_steps": crun.truncate(k).witness_steps(),
                       "compact_P": [[str(P2[i, j]) for j in range(n + 2)] for i in range(n + 2)],
-                      "compact_ell": str(ell2)},
+                      "compact_ell": str(ell2),
+                      **({"compact_metrics": crun.truncate(k).witness_metrics()}
+                         if crun.truncate(k).switches else {})},
                      "validated Taylor steps of eq. 1.1, then of the compactified flow with the "
                      "elapsed time, into a contraction region at infinity "
                      "(symgauss.questions.regime.infinity)", PREC)

@@ -1,0 +1,180 @@
+"""Checker for kind ``"growth-axis"``: Σ(t) exists for all t ≥ 0 and its entry Σ_kk grows like
+e^{2a·t}, a = A_kk > 0, along a coordinate axis e_k that the quadratic term never sees.
+
+Structure (exact): A e_k = a·e_k (column k of A is zero off the diagonal) and B_h e_k = B_hᵀe_k = 0
+for every head (row and column k of every B_h are zero). Write s = Σ_kk and y for the other svec
+coordinates of Σ (row k off the diagonal and the rest). The entries of Σ_hB_hΣ never contain s
+(s multiplies only row or column k of B_h), and (AΣ + ΣAᵀ)_ij contains s only for i = j = k
+(through A_ik = 0, i ≠ k), so exactly
+
+    y' = G(y)   (independent of s),        s' = 2a·s + f(y),
+
+where G and f are the components of eq. 1.1's field F at the matrix with s = 0 (:class:`Axis`).
+
+Checks: (1) the structure and claim.rate = 2a > 0, exactly; (2) a contraction region
+E = {‖y − c‖_P² ≤ ρ} of y' = G(y) at rate λ (:func:`limit.check_region` on :class:`Axis`), so E is
+forward invariant; (3) validated steps of y' = G(y) from y(0) (exact) in ‖·‖_P (``metric``
+``region``, the default) or ‖·‖_2 (``identity``) end inside E at t = T; on each step's a-priori
+box Bx, s(t + h) ∈ e^{2ah}s(t) + f(Bx)·(e^{2ah} − 1)/(2a) (variation of constants, exactly
+s0 = cov0_kk at t = 0), which gives a ball s(T); (4) with |f| ≤ F and tr over the other diagonal
+entries ≤ R on E's box: claim.lower m ≤ s(T) − F/(2a), m > 0, and claim.upper M ≥ s(T) + F/(2a)
++ R. Then for t ≥ T, y(t) ∈ E, s(t)e^{−2a(t−T)} = s(T) + ∫_T^t e^{−2a(σ−T)}f dσ ∈
+s(T) ± F/(2a), so m·e^{2a(t−T)} ≤ Σ_kk(t) and tr Σ(t) ≤ M·e^{2a(t−T)}; y stays in the compact E
+and s solves a linear equation, so Σ(t) exists for all t.
+
+Claim: ``axis`` k, ``rate`` 2a, ``t_enter`` T, ``lower`` m, ``upper`` M. Witness: ``steps``,
+``order``, ``prec``, optional ``metric`` and ``metrics`` (as kind ``limit``, on the n − 1
+coordinates y), ``P``
+((n − 1)×(n − 1)), ``ell`` ≤ λmin(P), ``rho``, ``center`` c (n − 1), ``lam`` λ.
+"""
+from __future__ import annotations
+
+import flint
+
+from symgauss.kernel.equations import svec
+from symgauss.kernel.flow import Flow, p_norm, pairs, require_work, svec_of, sym_of
+from symgauss.kernel.kinds.limit import (
+    MAX_D,
+    MAX_ORDER,
+    MAX_PREC,
+    MIN_PREC,
+    check_region,
+    read_steps,
+    steps_in_region_metric,
+)
+from symgauss.kernel.read import short_text
+from symgauss.kernel.schema import (
+    Field,
+    Schema,
+    choice,
+    integer,
+    nonnegative,
+    positive,
+    raw,
+    sym,
+    vec,
+)
+from symgauss.kernel.verdict import Invalid, NotProved
+
+
+def _reduced(read):
+    """A reader of size n − 1 (the coordinates y)."""
+    return lambda value, where, ctx: read(ctx.n - 1)(value, where, ctx)
+
+
+SCHEMAS = {"growth-axis": Schema(
+    {"axis": Field(integer(0, "d")), "rate": Field(positive), "t_enter": Field(nonnegative),
+     "lower": Field(positive), "upper": Field(positive)},
+    {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
+     "prec": Field(integer(MIN_PREC, MAX_PREC)), "metric": Field(choice("region", "identity"), False),
+     "metrics": Field(raw, False),
+     "P": Field(_reduced(sym)), "ell": Field(positive), "rho": Field(positive),
+     "center": Field(_reduced(vec)), "lam": Field(positive)},
+    "rigorous", {"d": MAX_D})}
+
+
+def statement(kind, claim, problem) -> str:
+    k, r, t0, m, M = (short_text(claim[x]) if x != "axis" else str(claim[x])
+                      for x in ("axis", "rate", "t_enter", "lower", "upper"))
+    return (f"Σ(t) exists for all t ≥ 0 and grows without bound along the axis e_{k}: for t ≥ "
+            f"T = {t0}, {m}·e^({r}·(t − T)) ≤ Σ_{k}{k}(t) and tr Σ(t) ≤ {M}·e^({r}·(t − T))")
+
+
+class Axis:
+    """y' = G(y): eq. 1.1's field on the svec coordinates other than s = Σ_kk, evaluated at
+    s = 0 (exact when the structure of the module docstring holds); the five methods of
+    :class:`Flow`, so :func:`check_steps` steps it."""
+    affine = True
+
+    def __init__(self, flow: Flow, k: int):
+        self.flow, self.d = flow, flow.d
+        self.skip = pairs(flow.d).index((k, k))
+
+    def _full(self, x, fill):
+        return list(x[:self.skip]) + [fill] + list(x[self.skip:])
+
+    def box(self, x, rad=None):
+        rads = self._full(rad, None) if isinstance(rad, list) else rad
+        if rads is not None and not isinstance(rads, list):
+            rads = self._full([rads] * len(x), None)
+        return sym_of(self._full(x, 0), self.d, rads)
+
+    def coords(self, S) -> list:
+        x = svec_of(S)
+        return x[:self.skip] + x[self.skip + 1:]
+
+    def field(self, S):
+        return self.flow.field(S)
+
+    def taylor(self, S0, order: int) -> list:
+        return self.flow.taylor(S0, order)
+
+    def jacobian(self, S):
+        J, n, s = self.flow.jacobian(S), len(pairs(self.d)), self.skip
+        keep = [i for i in range(n) if i != s]
+        return flint.arb_mat(n - 1, n - 1, [J[i, j] for i in keep for j in keep])
+
+
+def require_structure(p, k: int) -> flint.fmpq:
+    """a = A_kk when A e_k = a·e_k and B_h e_k = B_hᵀe_k = 0 for every head (exact); else NotProved."""
+    d = p.A.nrows()
+    if any(p.A[i, k] != 0 for i in range(d) if i != k):
+        raise NotProved(f"A e_{k} is not a multiple of e_{k} (column {k} of A is not zero off "
+                        "the diagonal)")
+    for h, (_, B) in enumerate(p.heads):
+        if any(B[i, k] != 0 or B[k, i] != 0 for i in range(d)):
+            raise NotProved(f"row or column {k} of B of head {h} is not zero")
+    return p.A[k, k]
+
+
+def check(kind, claim, witness, problem, ctx) -> None:
+    k = claim["axis"]
+    if problem.params is None:
+        raise Invalid("growth-axis certificates are for time-invariant parameters (no 'controls')")
+    if k >= problem.d:
+        raise Invalid(f"claim.axis: expected an integer from 0 to {problem.d - 1}")
+    a = require_structure(problem.params, k)
+    if not (a > 0 and claim["rate"] == 2 * a):
+        raise NotProved(f"claim.rate must be 2·A_{k}{k} = {short_text(2 * a)} > 0")
+    with flint.ctx.workprec(witness["prec"]):
+        s, bound, rest = enclose(k, claim["t_enter"], witness, problem)
+        if not (flint.arb(claim["lower"]) < s - bound):
+            raise NotProved(f"Σ_{k}{k}(T) − F/(2a) ≥ claim.lower is not proved (Σ_{k}{k}(T) ∈ "
+                            f"{s.str(5)}, F/(2a) ≤ {bound.str(5)})")
+        if not (s + bound + rest < flint.arb(claim["upper"])):
+            raise NotProved(f"Σ_{k}{k}(T) + F/(2a) + (the other diagonal entries on the region) "
+                            "≤ claim.upper is not proved")
+
+
+def enclose(k, t_enter, witness, problem) -> tuple:
+    """(s(T), F/(2a), R) as balls (module docstring, checks 2–4); the structure is checked by
+    the caller. NotProved if the region or the steps fail."""
+    p, n = problem.params, problem.d * (problem.d + 1) // 2
+    a = p.A[k, k]
+    steps = read_steps(witness["steps"], n - 1)
+    metrics = witness.get("metrics", [])     # a change of metric costs about one step
+    require_work(len(steps) + (len(metrics) if isinstance(metrics, list) else 0),
+                 witness["order"], witness["prec"], len(p.heads))
+    if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != t_enter:
+        raise Invalid("the step lengths do not add up to claim.t_enter")
+    P, ell, rho, c, lam = (witness[x] for x in ("P", "ell", "rho", "center", "lam"))
+    c = [c[i, 0] for i in range(n - 1)]
+    ax = Axis(Flow(p), k)
+    F_c = flint.arb_mat(n - 1, 1, ax.coords(ax.field(ax.box(c))))
+    region = check_region(ax, P, ell, rho, c, lam, F_c)
+    two_a, s = flint.arb(2 * a), [flint.arb(problem.cov0[k, k])]
+
+    def visit(H, box):
+        e = (two_a * H).exp()
+        s[0] = e * s[0] + ax.field(box)[k, k] * (e - 1) / two_a
+
+    Pa = flint.arb_mat(P)
+    y0 = svec(problem.cov0)
+    del y0[ax.skip]
+    end, r_end = steps_in_region_metric(ax, P, ell, y0, steps, witness, n - 1, visit)
+    gap = [flint.arb(x) - flint.arb(y) for x, y in zip(end, c)]
+    if not p_norm(Pa, gap) + r_end < flint.arb(rho).sqrt():
+        raise NotProved(f"the enclosure at t = {short_text(t_enter)} (radius "
+                        f"{float(r_end.mid()):.3g} in ‖·‖_P) is not proved inside the region")
+    rest = sum((region[i, i] for i in range(problem.d) if i != k), flint.arb(0))
+    return s[0], abs(ax.field(region)[k, k]) / two_a, rest

@@ -1,0 +1,206 @@
+"""Kind ``growth-axis`` and changes of metric along validated steps (issue 13).
+
+The checked-in certificates (one plain, one whose steps change metric 18 times) are re-checked,
+their claims against LSODA (``_oracle.claim_holds``), the structure the kernel relies on — the
+coordinates other than Σ_kk do not see Σ_kk — against an independent numpy field, every claim,
+witness and problem field tampered, the metric-change reader attacked, and ``classify`` run on
+the built-in examples.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import flint
+import numpy as np
+import pytest
+from _mutation import reseal, roundtrip
+from _oracle import _svec_field, claim_holds
+
+from symgauss import load_problem
+from symgauss.kernel.checker import check_certificate
+from symgauss.kernel.read import read_problem
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = ("growth_axis", "growth_axis_transient")
+
+
+def _cert(name="growth_axis"):
+    return json.loads((ROOT / "certificates" / f"{name}.json").read_text())
+
+
+def _mat(rows):
+    return np.array([[float(Fraction(x)) for x in r] for r in rows])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_checked_in_certificates_verify_and_their_claims_hold(name):
+    c = _cert(name)
+    v = check_certificate(c)
+    assert (v.status, v.kind, v.level) == ("verified", "growth-axis", "rigorous"), v.reason
+    assert claim_holds(c)
+
+
+def test_the_transient_certificate_changes_metric_along_its_steps():
+    w = _cert("growth_axis_transient")["witness"]
+    assert len(w["metrics"]) >= 2 and w["metrics"][-1]["P"] == w["P"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_other_coordinates_do_not_see_the_axis_entry(name):
+    """An independent numpy field: changing Σ_kk changes only the kk entry of F, by 2a·ΔΣ_kk."""
+    p = _cert(name)["problem"]
+    A = _mat(p["A"])
+    heads = [(_mat(h["V"]), _mat(h["B"])) for h in p["heads"]] if "heads" in p else \
+        [(_mat(p["V"]), _mat(p["B"]))]
+    d, k = len(A), 0
+    f, full, iu = _svec_field(A, heads, d)
+    kk = list(zip(*iu)).index((k, k))
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        y = rng.normal(0, 3, len(iu[0]))
+        z = y.copy()
+        z[kk] += rng.normal(0, 50)
+        dF = f(0, z) - f(0, y)
+        assert np.allclose(np.delete(dF, kk), 0, atol=1e-9)
+        assert abs(dF[kk] - 2 * A[k, k] * (z[kk] - y[kk])) < 1e-9 * (1 + abs(z[kk]))
+
+
+def _heads(p):
+    return p["heads"] if "heads" in p else [{"V": p["V"], "B": p["B"]}]
+
+
+def _edit(c, edit):
+    w, cl, p = c["witness"], c["claim"], c["problem"]
+    st = w["steps"][len(w["steps"]) // 2]
+    if edit == "axis":
+        cl["axis"] = 1
+    elif edit == "rate":
+        cl["rate"] = str(Fraction(cl["rate"]) + Fraction(1, 8))
+    elif edit == "t_enter":
+        cl["t_enter"] = str(Fraction(cl["t_enter"]) + 1)
+    elif edit == "lower":
+        cl["lower"] = str(Fraction(cl["lower"]) * Fraction(105, 100))
+    elif edit == "upper":
+        cl["upper"] = str(Fraction(cl["upper"]) * Fraction(95, 100))
+    elif edit == "P":
+        w["P"][0][0] = str(Fraction(w["P"][0][0]) * 4)
+    elif edit == "ell":
+        w["ell"] = str(Fraction(w["ell"]) * 100)
+    elif edit == "rho_big":
+        w["rho"] = str(Fraction(w["rho"]) * 10 ** 8)
+    elif edit == "rho_small":
+        w["rho"] = str(Fraction(w["rho"]) / 10 ** 8)
+    elif edit == "center":
+        w["center"][0] = str(Fraction(w["center"][0]) + Fraction(1, 10))
+    elif edit == "lam":
+        w["lam"] = str(Fraction(w["lam"]) * 10)
+    elif edit == "point":
+        st["point"][0] = str(Fraction(st["point"][0]) * (1 + Fraction(1, 10 ** 6)))
+    elif edit == "mu":
+        st["mu"] = str(Fraction(st["mu"]) - 5)
+    elif edit == "beta":
+        st["beta"] = [str(Fraction(b) / 1000) for b in st["beta"]] \
+            if isinstance(st["beta"], list) else str(Fraction(st["beta"]) / 1000)
+    elif edit == "h":
+        st["h"] = str(Fraction(st["h"]) * 2)
+    elif edit == "metric":
+        w["metric"] = "identity"
+    elif edit == "A_column":      # A e_0 no longer a multiple of e_0
+        p["A"][1][0] = "1/8"
+    elif edit == "B_row":         # B e_0 ≠ 0
+        h = _heads(p)[0]
+        h["B"][1][0] = "1/8"
+    elif edit == "cov0":
+        p["cov0"][0][0] = str(Fraction(p["cov0"][0][0]) * 2)
+    elif edit.startswith("metrics_"):
+        m = w["metrics"][len(w["metrics"]) // 2]
+        if edit == "metrics_kappa":
+            m["kappa"] = str(Fraction(m["kappa"]) * Fraction(9, 10))
+        elif edit == "metrics_ell":
+            m["ell"] = str(Fraction(m["ell"]) * 100)
+        elif edit == "metrics_P":
+            m["P"][0][0] = str(Fraction(m["P"][0][0]) / 4)
+        elif edit == "metrics_at":
+            m["at"] = w["metrics"][0]["at"]
+        elif edit == "metrics_last":    # the steps no longer end in the region's metric
+            w["metrics"] = w["metrics"][:-1]
+        elif edit == "metrics_none":
+            del w["metrics"]
+        elif edit == "metrics_key":
+            m["note"] = "x"
+    if edit in ("A_column", "B_row", "cov0"):
+        c["problem_hash"] = read_problem(roundtrip(c)["problem"]).hash
+
+
+PLAIN = ["axis", "rate", "t_enter", "lower", "upper", "P", "ell", "rho_big", "rho_small", "center",
+         "lam", "point", "mu", "beta", "h", "metric", "A_column", "B_row", "cov0"]
+SWITCHED = ["metrics_kappa", "metrics_ell", "metrics_P", "metrics_at", "metrics_last",
+            "metrics_none", "metrics_key", "point", "lower", "upper"]
+
+
+@pytest.mark.parametrize("name,edit", [("growth_axis", e) for e in PLAIN] +
+                         [("growth_axis_transient", e) for e in SWITCHED])
+def test_a_tampered_certificate_is_not_verified(name, edit):
+    c = copy.deepcopy(_cert(name))
+    _edit(c, edit)
+    v = check_certificate(reseal(c))
+    assert v.status in ("not-proved", "invalid"), (edit, v)
+
+
+def test_the_metric_reader_proves_each_change_exactly():
+    from symgauss.kernel.kinds.limit import MAX_SWITCHES, read_switches
+    from symgauss.kernel.verdict import Invalid, NotProved
+    eye = flint.fmpq_mat([[1, 0], [0, 1]])
+    half = [["1/2", "0"], ["0", "2"]]
+    sw, last = read_switches([{"at": 0, "P": half, "ell": "1/4", "kappa": "3/2"}], 2, eye, 5)
+    assert list(sw) == [0] and last == flint.fmpq_mat([[flint.fmpq(1, 2), 0], [0, 2]])
+    with pytest.raises(NotProved, match="kappa"):   # κ² = 2 < λmax = 2: not strictly above
+        read_switches([{"at": 0, "P": half, "ell": "1/4", "kappa": "1414/1000"}], 2, eye, 5)
+    with pytest.raises(NotProved, match="ell"):
+        read_switches([{"at": 0, "P": half, "ell": "1/2", "kappa": "3/2"}], 2, eye, 5)
+    with pytest.raises(Invalid, match="at"):
+        read_switches([{"at": 2, "P": half, "ell": "1/4", "kappa": "3/2"},
+                       {"at": 2, "P": half, "ell": "1/4", "kappa": "3/2"}], 2, eye, 5)
+    with pytest.raises(Invalid, match="at"):
+        read_switches([{"at": 6, "P": half, "ell": "1/4", "kappa": "3/2"}], 2, eye, 5)
+    with pytest.raises(Invalid, match="at most"):
+        read_switches([{"at": k, "P": half, "ell": "1/4", "kappa": "3/2"}
+                       for k in range(MAX_SWITCHES + 1)], 2, eye, 100)
+    with pytest.raises(Invalid, match="symmetric"):
+        read_switches([{"at": 0, "P": [["1", "1/2"], ["0", "1"]], "ell": "1/4", "kappa": "3"}],
+                      2, eye, 5)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_classify_the_examples_is_rigorous_and_holds(name):
+    from symgauss.questions.regime.classify import classify
+    r = classify(load_problem(ROOT / "symgauss" / "examples" / f"{name}.json"), digits=15)
+    assert (r.kind, r.level) == ("growth", "rigorous"), r.evidence
+    assert r.certificate_data["kind"] == "growth-axis" and claim_holds(r.certificate_data)
+    assert r.rate == r.certificate_data["claim"]["rate"]
+
+
+def test_without_changes_of_metric_the_transient_example_is_not_reached():
+    """The region's metric alone: the steps' radius blows up in the transient; following the
+    solution with changes of metric gets there (what the transient certificate records)."""
+    from symgauss.integrate.validated import integrate
+    from symgauss.kernel.equations import svec
+    from symgauss.kernel.flow import Flow
+    from symgauss.kernel.kinds.growth_axis import Axis
+    c = _cert("growth_axis_transient")
+    p = read_problem(roundtrip(c)["problem"])
+    w = roundtrip(c)["witness"]
+    P = flint.fmpq_mat([[flint.fmpq(*Fraction(str(x)).as_integer_ratio()) for x in r]
+                        for r in w["P"]])
+    ell = flint.fmpq(*Fraction(str(w["ell"])).as_integer_ratio())
+    ax = Axis(Flow(p.params), 0)
+    y0 = svec(p.cov0)
+    del y0[ax.skip]
+    T = float(Fraction(str(c["claim"]["t_enter"])))
+    plain = integrate(p.params, y0, P, ell, None, t_max=T, flow=ax, max_steps=400)
+    assert float(plain.t) < T or float(plain.radius.mid()) > 1e-3, (plain.why, plain.radius)
+    followed = integrate(p.params, y0, P, ell, None, t_max=T, flow=ax, max_steps=400, adapt=6)
+    assert float(followed.t) >= T and float(followed.radius.mid()) < 1e-9 and followed.switches
