@@ -192,3 +192,34 @@ def test_a_general_v_blowup_of_the_ensemble_holds_the_high_precision_time():
     lo, hi = (Fraction(x) for x in r.enclosure)
     t, _ = projective_t_star(p, 30)
     assert lo < Fraction(str(t)) <= hi and hi - lo < Fraction(1, 10 ** 6)
+
+
+def test_compactified_steps_that_change_metric_verify_and_tampered_changes_do_not():
+    """same-sign-37-d2 of the seed-13 ensemble: the search changes metric once along the
+    compactified steps; the enclosure holds the projective T*; a change tampered is refused."""
+    from symgauss import Problem
+    from symgauss.questions.blowup.projective import projective_t_star
+    from symgauss.questions.regime.infinity import find_blowup_at_infinity
+    p = Problem(A=[["-3/8", "-1/4"], ["0", "-1/8"]], V=[["7/8", "1/8"], ["1/4", "7/8"]],
+                B=[["11/8", "0"], ["1/8", "9/8"]], cov0=[["9/16", "-5/16"], ["-5/16", "17/8"]])
+    t, _ = projective_t_star(p, 30)
+    res = find_blowup_at_infinity(p, float(t))
+    assert res.certificate is not None, res.why
+    c = res.certificate
+    assert c["witness"].get("compact_metrics"), "the search changed metric along the steps"
+    assert check_certificate(c).status == "verified"
+    lo, hi = (Fraction(x) for x in res.enclosure)
+    assert lo < Fraction(str(t)) <= hi
+    for edit in ("kappa", "P", "at", "ell"):
+        bad = copy.deepcopy(c)
+        m = bad["witness"]["compact_metrics"][0]
+        if edit == "kappa":
+            m["kappa"] = str(Fraction(m["kappa"]) / 2)
+        elif edit == "P":
+            m["P"][0][0] = str(Fraction(m["P"][0][0]) * 5)
+        elif edit == "at":
+            m["at"] = len(bad["witness"]["compact_steps"]) + 1
+        else:
+            m["ell"] = "1000"
+        v = check_certificate(reseal(bad))
+        assert v.status in ("not-proved", "invalid"), (edit, v)

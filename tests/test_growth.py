@@ -144,3 +144,25 @@ def test_past_the_cell_limit_is_invalid_and_says_so():
     c["witness"].update(arcs=4096, u_pieces=64)
     v = check_certificate(reseal(c))
     assert v.status == "invalid" and "over a limit" in v.reason, v
+
+
+def test_a_weak_transversal_rate_is_certified_with_small_u_and_changes_of_metric():
+    """Symmetric B, transversal rate ≈ 0.09 at infinity: the region needs u ≤ 10⁻⁴ with 16 u
+    pieces, and the steps of eq. 1.1 reach it only by changing metric along the way."""
+    from symgauss import Problem
+    from symgauss.questions.regime.growth import find_growth
+    p = Problem(A=[["0", "-3/8"], ["-3/8", "3/8"]], V=[["5/8", "0"], ["0", "0"]],
+                B=[["-1/8", "-3/8"], ["-3/8", "-1/2"]], cov0=[["5/8", "1/16"], ["1/16", "7/8"]])
+    res = find_growth(p)
+    assert res.certificate is not None, res.why
+    w = res.certificate["witness"]
+    assert w["u_pieces"] == 16 and w.get("metrics")
+    assert check_certificate(res.certificate).status == "verified"
+    assert claim_holds(res.certificate)
+    for edit in ("kappa", "ell"):       # a change of metric or the region tampered: refused
+        c = copy.deepcopy(res.certificate)
+        if edit == "kappa":
+            c["witness"]["metrics"][0]["kappa"] = "1/2"
+        else:
+            c["witness"]["metrics"][-1]["ell"] = "2"
+        assert check_certificate(reseal(c)).status in ("not-proved", "invalid"), edit

@@ -269,7 +269,8 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
                     if kappa is None:
                         return Run(steps, points, r, t, False, texts, "no exact change back to "
                                    "the metric P", switches)
-                    switches.append((len(steps), P, ell0, kappa))
+                    # ell only bounds λmin(P) from below: 99/100 of it keeps P − ell·I ≻ 0
+                    switches.append((len(steps), P, ell0 * flint.fmpq(99, 100), kappa))
                     r = upper(r * flint.arb(kappa))
                 return Run(steps, points, r, t, True, texts, switches=switches)
             if adapt and len(steps) % adapt == 0 and len(switches) < max_switches - 1:

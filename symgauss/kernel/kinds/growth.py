@@ -25,7 +25,8 @@ cover the radius ∈ [0, 1].
 
 Claim: ``t_enter`` t0 (the steps' total), ``rate_lower`` a > 0, ``rate_upper`` b: Σ(t) exists for
 all t ≥ 0 and tr Σ(t0)·e^{a(t−t0)} ≤ tr Σ(t) ≤ tr Σ(t0)·e^{b(t−t0)} for t ≥ t0. Witness:
-``steps``, ``order``, ``prec`` (eq. 1.1, metric I, as kind ``limit``), ``axis``, ``m_lo``,
+``steps``, ``order``, ``prec`` (eq. 1.1, metric I, as kind ``limit``; optional ``metrics``, changes
+of metric along them that end in metric I), ``axis``, ``m_lo``,
 ``m_hi``, ``center`` c, ``P`` (2×2), ``kappa``, ``u_max``, ``arcs``, ``u_pieces``.
 """
 from __future__ import annotations
@@ -33,9 +34,15 @@ from __future__ import annotations
 import flint
 
 from symgauss.kernel.exact import eye, require_pd
-from symgauss.kernel.flow import Flow, check_steps, require_work, svec_of, sym_of, upper
+from symgauss.kernel.flow import Flow, require_work, svec_of, sym_of, upper
 from symgauss.kernel.kinds.blowup_infinity import Compact, trace
-from symgauss.kernel.kinds.limit import MAX_ORDER, MAX_PREC, MIN_PREC, read_steps
+from symgauss.kernel.kinds.limit import (
+    MAX_ORDER,
+    MAX_PREC,
+    MIN_PREC,
+    read_steps,
+    steps_in_region_metric,
+)
 from symgauss.kernel.read import rational, short_text
 from symgauss.kernel.schema import Field, Schema, integer, nonnegative, positive, raw, sym, vec
 from symgauss.kernel.verdict import Invalid, NotProved
@@ -48,7 +55,8 @@ SCHEMAS = {"growth": Schema(
      "m_lo": Field(lambda v, w, ctx: rational(v, w)), "m_hi": Field(lambda v, w, ctx: rational(v, w)),
      "center": Field(vec(2)), "P": Field(sym(2)), "kappa": Field(positive),
      "u_max": Field(positive),
-     "arcs": Field(integer(4, MAX_ARCS)), "u_pieces": Field(integer(1, MAX_U_PIECES))},
+     "arcs": Field(integer(4, MAX_ARCS)), "u_pieces": Field(integer(1, MAX_U_PIECES)),
+     "metrics": Field(raw, False)},
     "rigorous", {"d": 2})}
 
 
@@ -132,7 +140,9 @@ def check(kind, claim, witness, problem, ctx) -> None:
     if witness["arcs"] * witness["u_pieces"] > MAX_CELLS:
         raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}")
     steps = read_steps(witness["steps"], ctx.n)
-    require_work(len(steps), witness["order"], witness["prec"], 1)
+    metrics = witness.get("metrics", [])     # a change of metric costs about one step
+    require_work(len(steps) + (len(metrics) if isinstance(metrics, list) else 0),
+                 witness["order"], witness["prec"], 1)
     if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != claim["t_enter"]:
         raise Invalid("the step lengths do not add up to claim.t_enter")
     require_pd(witness["P"], "witness.P")
@@ -148,8 +158,8 @@ def check(kind, claim, witness, problem, ctx) -> None:
         if not (flint.arb(claim["rate_lower"]) <= g_lo and g_hi <= flint.arb(claim["rate_upper"])):
             raise NotProved(f"ĝ on the region lies in [{float(g_lo):.6g}, {float(g_hi):.6g}], "
                             "not within the claimed [rate_lower, rate_upper]")
-        end, r_end = check_steps(flow, flint.arb_mat(eye(ctx.n)), flint.fmpq(1),
-                                 svec_of(problem.cov0), steps, witness["order"])
+        end, r_end = steps_in_region_metric(flow, eye(ctx.n), 1, svec_of(problem.cov0), steps,
+                                            witness, ctx.n)
         entry(Ys, c, witness["P"], witness["kappa"], witness["u_max"], end, r_end)
 
 

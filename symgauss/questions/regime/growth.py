@@ -73,7 +73,9 @@ def find_growth(problem) -> BlowupBound:
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow
     from symgauss.kernel.kinds.blowup_infinity import Compact, trace
     from symgauss.kernel.kinds.growth import check_region, coords, entry, star
+    from symgauss.kernel.kinds.limit import MAX_SWITCHES
     from symgauss.kernel.read import read_problem
+    from symgauss.questions.regime.basin import ADAPT
     if problem.d != 2 or len(problem.params.heads) != 1:
         return BlowupBound(None, "the growth certificate is for d = 2 with one head")
     v = _direction(problem)
@@ -122,16 +124,18 @@ def find_growth(problem) -> BlowupBound:
     found = None
     with flint.ctx.workprec(prec):
         # the largest u_max first: Σ enters the region sooner, while its steps are accurate
+        # (a weak transversal rate needs small u, and fine u and angle pieces: the terms of
+        # order u·‖c‖² must stay below the contraction κ·rate at the small end of each u piece)
         for u_max in (flint.fmpq(1, 4), flint.fmpq(1, 10), flint.fmpq(1, 30), flint.fmpq(1, 100),
-                      flint.fmpq(1, 1000)):
+                      flint.fmpq(1, 1000), flint.fmpq(1, 10 ** 4), flint.fmpq(1, 10 ** 5)):
             for kappa in (flint.fmpq(1, 20), flint.fmpq(1, 5), flint.fmpq(1, 2)):
-                for arcs in (64, 256, 1024):
+                for arcs, pieces in ((64, 4), (256, 4), (1024, 4), (1024, 16), (2048, 16)):
                     try:
-                        g = check_region(flow, Ys, c, P, kappa, u_max, arcs, 4)
+                        g = check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces)
                     except NotProved:
                         continue
                     if g[0] > 0:    # else u may grow in the region: a smaller one
-                        found = (kappa, u_max, arcs, g)
+                        found = (kappa, u_max, arcs, pieces, g)
                     break
                 if found:
                     break
@@ -139,7 +143,7 @@ def find_growth(problem) -> BlowupBound:
                 break
     if found is None:
         return BlowupBound(None, "no invariant region at infinity was proved")
-    kappa, u_max, arcs, (g_lo, g_hi) = found
+    kappa, u_max, arcs, pieces, (g_lo, g_hi) = found
     a = _decimal(_fmpq(float(g_lo.mid() - g_lo.rad()) * (1 - 1e-6)), False)
     b = _decimal(_fmpq(float(g_hi.mid() + g_hi.rad()) * (1 + 1e-6)), True)
     if not (g_lo > 0 and a > 0):
@@ -157,13 +161,17 @@ def find_growth(problem) -> BlowupBound:
     budget = MAX_STEP_WORK // (24 * 24 * 2)
     run = integrate(p, svec(ep.cov0), eye(3), flint.fmpq(1), inside, t_max=400, tol=1e-18,
                     max_steps=min(budget, 1000))
+    if not run.stopped:     # follow the solution with changes of metric (each one a step)
+        run = integrate(p, svec(ep.cov0), eye(3), flint.fmpq(1), inside, t_max=400, tol=1e-18,
+                        max_steps=min(budget - MAX_SWITCHES, 1000), adapt=ADAPT)
     if not run.stopped:
         return BlowupBound(None, f"validated steps did not enter the region ({run.why})")
     claim = {"t_enter": str(run.t), "rate_lower": str(a), "rate_upper": str(b)}
     witness = {"steps": run.witness_steps(), "order": 24, "prec": prec, "axis": axis,
                "m_lo": str(lo), "m_hi": str(hi), "center": [str(x) for x in centre_q],
                "P": [[str(P[i, j]) for j in range(2)] for i in range(2)],
-               "kappa": str(kappa), "u_max": str(u_max), "arcs": arcs, "u_pieces": 4}
+               "kappa": str(kappa), "u_max": str(u_max), "arcs": arcs, "u_pieces": pieces,
+               **({"metrics": run.witness_metrics()} if run.switches else {})}
     return verified("growth", problem, claim, witness,
                     "validated Taylor steps, then an invariant region of the compactified flow "
                     "at infinity (symgauss.questions.regime.growth)")
