@@ -204,3 +204,13 @@ def test_without_changes_of_metric_the_transient_example_is_not_reached():
     assert float(plain.t) < T or float(plain.radius.mid()) > 1e-3, (plain.why, plain.radius)
     followed = integrate(p.params, y0, P, ell, None, t_max=T, flow=ax, max_steps=400, adapt=6)
     assert float(followed.t) >= T and float(followed.radius.mid()) < 1e-9 and followed.switches
+
+
+def test_newton_with_a_singular_jacobian_keeps_its_point():
+    """A = 0, no attention: DF = 0 is singular; Newton stops instead of raising (found on the
+    growth family of seed 0–39, where the limit of the other coordinates can be singular)."""
+    from symgauss.kernel.flow import Flow
+    from symgauss.questions.regime.basin import newton
+    p = read_problem({"cov0": [["1", "0"], ["0", "1"]], "A": [["0", "0"], ["0", "0"]]})
+    x = [flint.fmpq(1), flint.fmpq(0), flint.fmpq(2)]
+    assert newton(Flow(p.params), x) == x

@@ -72,7 +72,10 @@ def newton(flow, x0: list, prec: int = 200) -> list:
             F = flow.coords(flow.field(X))
             J = flow.jacobian(X)
             Jm = flint.arb_mat(n, n, [J[i, j].mid() for i in range(n) for j in range(n)])
-            dx = Jm.solve(flint.arb_mat(n, 1, [f.mid() for f in F]))
+            try:
+                dx = Jm.solve(flint.arb_mat(n, 1, [f.mid() for f in F]))
+            except ZeroDivisionError:   # a singular Jacobian: keep the point (the region
+                break                   # check then says whether it serves)
             x = [(v - dx[i, 0]).mid() for i, v in enumerate(x)]
         return [_q(float(v), 15) for v in x]
 

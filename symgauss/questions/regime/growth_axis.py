@@ -41,13 +41,16 @@ def has_growth_axis(problem) -> bool:
 
 def _float_limit(ax, y0, t_max: float = 400.0):
     """The limit of y' = G(y) from y0 by LSODA (floats), or None if it does not settle."""
+    import warnings
+
     import numpy as np
     from scipy.integrate import solve_ivp
 
     def G(_t, y):
         return [float(x.mid()) for x in ax.coords(ax.field(ax.box([_exact(v) for v in y])))]
     y, t = np.array([float(v) for v in y0]), 0.0
-    with flint.ctx.workprec(64):
+    with flint.ctx.workprec(64), warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # LSODA's convergence warnings: the result decides
         while t < t_max:
             sol = solve_ivp(G, (t, t + 40), y, method="LSODA", rtol=1e-10, atol=1e-13)
             if not sol.success or not np.all(np.isfinite(sol.y[:, -1])):
