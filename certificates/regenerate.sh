@@ -26,7 +26,9 @@ symgauss reach "$ex/rank_mismatch.json" --certificate "$out/unreachable_rank_mis
 symgauss regime "$ex/general3.json" --certificate "$out/limit_general3.json" >/dev/null
 symgauss regime "$ex/singular_limit.json" --certificate "$out/limit_singular.json" >/dev/null
 symgauss regime "$ex/general_blowup.json" --certificate "$out/blowup_trajectory_general.json" >/dev/null
-symgauss regime "$ex/blowup_at_infinity.json" --certificate "$out/blowup_infinity_general.json" >/dev/null
+symgauss regime "$ex/blowup_at_infinity.json" --certificate "$out/blowup_slab_general.json" >/dev/null
+symgauss regime "$ex/blowup_at_infinity_d3.json" --certificate "$out/blowup_infinity_general.json" >/dev/null
+symgauss regime "$ex/blowup_slab.json" --certificate "$out/blowup_slab_two_heads.json" >/dev/null
 symgauss regime "$ex/growth.json" --certificate "$out/growth_general.json" >/dev/null
 symgauss regime "$ex/growth_axis.json" --certificate "$out/growth_axis.json" >/dev/null
 symgauss regime "$ex/growth_axis_transient.json" --certificate "$out/growth_axis_transient.json" >/dev/null

@@ -25,13 +25,14 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 2280  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 2440  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
 # validated steps of the compactified flow, its second-order log-norm bound and the q-th order
 # a-priori tube, issue 13 third attempt; +~105 (→ 2093) with kind growth, d = 2; +~165 (→ 2258)
-# with kind growth-axis and exactly proved changes of metric along validated steps, fourth attempt)
+# with kind growth-axis and exactly proved changes of metric along validated steps, fourth attempt;
+# +~170 (→ 2426) with kind blowup-slab, a slab around the slow manifold at infinity)
 
 
 def _certs():
@@ -170,7 +171,10 @@ def test_not_an_equilibrium_is_refuted_with_the_residual():
 
 def test_a_broken_witness_of_a_true_claim_is_not_proved_never_refuted():
     for name, cert in CERTS.items():
-        for path in leaves(cert["witness"]):
+        paths = list(leaves(cert["witness"]))
+        # every leaf of the small witnesses; 40 evenly spread ones of the long step lists (each
+        # check re-runs the steps before the broken one: all leaves would be quadratic in them)
+        for path in paths[::max(1, len(paths) // 40)]:
             if cert["kind"] == "reach":
                 continue   # a reach claim is about its witness controls
             c = copy.deepcopy(cert)

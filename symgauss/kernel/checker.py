@@ -30,6 +30,7 @@ from symgauss.kernel.errors import SymgaussError
 from symgauss.kernel.kinds import (
     blowup,
     blowup_infinity,
+    blowup_slab,
     blowup_trajectory,
     growth,
     growth_axis,
@@ -46,7 +47,7 @@ from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 
 #: kind -> the module that checks it (each module has SCHEMAS, statement(), check())
 KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
-                                      blowup_trajectory, blowup_infinity, growth, growth_axis)
+                                      blowup_trajectory, blowup_infinity, blowup_slab, growth, growth_axis)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

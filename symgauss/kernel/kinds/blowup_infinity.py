@@ -236,29 +236,36 @@ def compact_end(flow, end, r_end, P2, ell2, steps, order, switches=None):
     return z[0], z[1], sym_of(z[2:], flow.d)
 
 
-def check(kind, claim, witness, problem, ctx) -> None:
-    check_claim(claim, problem)
+def read_compact(witness, ctx, extra_work: int = 0) -> tuple:
+    """(steps, compact_steps, compact_P, switches) read and checked (work budget with
+    ``extra_work`` more units of steps, compact_P − compact_ell·I ≻ 0, the changes of metric).
+    A compactified step costs about four of eq. 1.1's (the products u·g and Y·g, the
+    second-order log-norm bound; measured at d = 5, 8 heads, order 30, 512 bits), a change of
+    metric (its second-order slopes, (n + 2)² Jacobians) about SWITCH_WORK."""
     n = ctx.n
     steps = read_steps(witness["steps"], n)
     compact = read_steps(witness["compact_steps"], n + 2, "witness.compact_steps")
-    p = problem.params
-    # a compactified step costs about four of eq. 1.1's (the products u·g and Y·g, the
-    # second-order log-norm bound; measured at d = 5, 8 heads, order 30, 512 bits), a change of
-    # metric (its second-order slopes, (n + 2)² Jacobians) about SWITCH_WORK
-    n_switches = len(witness.get("compact_metrics", [])) if isinstance(
-        witness.get("compact_metrics", []), list) else 0
-    require_work(len(steps) + 4 * len(compact) + SWITCH_WORK * n_switches, witness["order"],
-                 witness["prec"], len(p.heads))
-    P = mat(n + 1, n + 1)(witness["P"], "witness.P", ctx)
-    if P.transpose() != P:
-        raise Invalid("witness.P is not symmetric")
-    require_pd(P - eye(n + 1) * witness["ell"], "witness.P − ell·I")
+    metrics = witness.get("compact_metrics", [])
+    n_switches = len(metrics) if isinstance(metrics, list) else 0
+    require_work(len(steps) + 4 * len(compact) + SWITCH_WORK * n_switches + extra_work,
+                 witness["order"], witness["prec"], len(ctx.problem.params.heads))
     P2 = mat(n + 2, n + 2)(witness["compact_P"], "witness.compact_P", ctx)
     if P2.transpose() != P2:
         raise Invalid("witness.compact_P is not symmetric")
     require_pd(P2 - eye(n + 2) * witness["compact_ell"], "witness.compact_P − compact_ell·I")
-    switches, _ = read_switches(witness.get("compact_metrics", []), n + 2, P2, len(compact),
-                                "witness.compact_metrics")
+    switches, _ = read_switches(metrics, n + 2, P2, len(compact), "witness.compact_metrics")
+    return steps, compact, P2, switches
+
+
+def check(kind, claim, witness, problem, ctx) -> None:
+    check_claim(claim, problem)
+    n = ctx.n
+    steps, compact, P2, switches = read_compact(witness, ctx)
+    p = problem.params
+    P = mat(n + 1, n + 1)(witness["P"], "witness.P", ctx)
+    if P.transpose() != P:
+        raise Invalid("witness.P is not symmetric")
+    require_pd(P - eye(n + 1) * witness["ell"], "witness.P − ell·I")
     t0 = sum((h for h, _, _, _ in steps), flint.fmpq(0))
     with flint.ctx.workprec(witness["prec"]):
         flow = Flow(p)

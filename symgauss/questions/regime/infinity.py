@@ -38,6 +38,8 @@ PREC, DIGITS, TOL = 128, 30, 1e-18
 #: the compactified steps: longer (the flow is smooth near z*), a looser local error (their
 #: radius stays far below it), and the digits of T* at which to stop
 COMPACT_TOL, COMPACT_SAFETY, DONE = 1e-16, 0.3, 9
+#: u pieces of the slab around the slow manifold (kind blowup-slab)
+SLAB_PIECES = 8
 #: at most this many changes of metric along the compactified steps
 COMPACT_SWITCHES = 8
 
@@ -75,14 +77,15 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow, pairs, spreads, sym_of, upper
-    from symgauss.kernel.kinds.blowup_infinity import SWITCH_WORK
     from symgauss.kernel.kinds.blowup_infinity import (
+        SWITCH_WORK,
         Compact,
         CompactFlow,
         check_region,
         compact_start,
         enclosure_at,
     )
+    from symgauss.kernel.kinds.blowup_slab import slab_enclosure
     from symgauss.kernel.read import read_problem
     from symgauss.questions.regime.basin import ADAPT, _down, _q, _up
     d = problem.d
@@ -103,6 +106,8 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
             dx = Jm.solve(flint.arb_mat(n, 1, [g.mid() for g in cp.field(zero, S)[1:]]))
             y = [(v - dx[i, 0]).mid() for i, v in enumerate(y)]
         ys = [_q(float(v), 15) for v in y]
+        diag = [k for k, (i, j) in enumerate(pairs(d)) if i == j]
+        ys[diag[-1]] = 1 - sum((ys[k] for k in diag[:-1]), flint.fmpq(0))   # tr Y* = 1 exactly
         Ystar = flint.fmpq_mat(d, d)
         for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d)):
             Ystar[i, j] = Ystar[j, i] = ys[k]
@@ -114,6 +119,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     if not alpha > 1e-6:
         return BlowupBound(None, f"the equilibrium at infinity is not proved attracting "
                            f"(max Re λ ≈ {-alpha:.3g})")
+    slab = _slab(flow, Jf, ys)
     Pf = solve_continuous_lyapunov((Jf + alpha / 2 * np.eye(n + 1)).T, -np.eye(n + 1))
     Pf = (Pf + Pf.T) / 2
     Pf = Pf / np.max(np.abs(Pf))
@@ -132,9 +138,10 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
                     rho = _down(float(rho) / 4)
         if found:
             break
-    if not found:
-        return BlowupBound(None, "no contraction region at infinity was proved")
-    rate, rho, g = found
+    if not found and slab is None:
+        return BlowupBound(None, "no contraction region at infinity was proved (neither an "
+                           "ellipsoid nor a slab around the slow manifold)")
+    rate, rho, g = found or (None, None, None)
     # validated steps of eq. 1.1 while they stay accurate, then of the compactified flow (which
     # contracts near z*, so its steps keep their accuracy) until z is deep inside the region
     trace = [k for k, (i, j) in enumerate(pairs(d)) if i == j]
@@ -169,12 +176,23 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     def deep(c, r):
         with flint.ctx.workprec(PREC):
             z = [flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spread)]
-            try:
-                e = enclosure_at(P, rho, Ystar, g, z[1], sym_of(z[2:], d), flint.arb(t0) + z[0])
-            except NotProved:
-                e = None
-        history.append((math.inf if e is None else float(e[1].mid() - e[0].mid()),
-                        len(history), e))
+            found_e = []      # (width, region, enclosure) for each region that holds z
+            for region in ("ellipsoid", "slab"):
+                try:
+                    if region == "ellipsoid" and found:
+                        e = enclosure_at(P, rho, Ystar, g, z[1], sym_of(z[2:], d),
+                                         flint.arb(t0) + z[0])
+                    elif region == "slab" and slab is not None:
+                        e = slab_enclosure(slab["P"], slab["rho"], slab["u_max"], ys,
+                                           slab["c"], slab["g"], z[1], sym_of(z[2:], d),
+                                           flint.arb(t0) + z[0])
+                    else:
+                        continue
+                    found_e.append((float(e[1].mid() - e[0].mid()), region, e))
+                except NotProved:
+                    pass
+        w_best = min(found_e, key=lambda x: x[0]) if found_e else (math.inf, None, None)
+        history.append((w_best[0], len(history), w_best[2], w_best[1]))
         best = min(history, key=lambda h: h[0])
         # done when T* is known to about DONE digits, or when 10 more steps gained < 1 %
         return best[2] is not None and (best[0] < 10.0 ** -DONE * float(best[2][1].mid()) or (
@@ -189,19 +207,108 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
                      prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY,
                      max_steps=(budget - len(run.steps) - SWITCH_WORK * COMPACT_SWITCHES) // 4,
                      adapt=ADAPT, on_metric=follow, max_switches=COMPACT_SWITCHES + 1)
-    _, k, e = min(history, key=lambda h: h[0])
+    _, k, e, region = min(history, key=lambda h: h[0])
     if e is None:
         return BlowupBound(None, f"validated steps of the compactified flow did not enter the "
                            f"region at infinity ({crun.why or 'no enclosure'})")
-    return certified("blowup-infinity", problem, e, run,
-                     {"center": [[str(Ystar[i, j]) for j in range(d)] for i in range(d)],
-                      "P": [[str(P[i, j]) for j in range(n + 1)] for i in range(n + 1)],
-                      "ell": str(ell), "rho": str(rho), "rate": str(rate),
+    centre = {"center": [[str(Ystar[i, j]) for j in range(d)] for i in range(d)]}
+    if region == "slab":
+        keys = {**centre, **slab["keys"]}
+    else:
+        keys = {**centre, "P": [[str(P[i, j]) for j in range(n + 1)] for i in range(n + 1)],
+                "ell": str(ell), "rho": str(rho), "rate": str(rate)}
+    return certified("blowup-slab" if region == "slab" else "blowup-infinity", problem, e, run,
+                     {**keys,
                       "compact_steps": crun.truncate(k).witness_steps(),
                       "compact_P": [[str(P2[i, j]) for j in range(n + 2)] for i in range(n + 2)],
                       "compact_ell": str(ell2),
                       **({"compact_metrics": crun.truncate(k).witness_metrics()}
                          if crun.truncate(k).switches else {})},
                      "validated Taylor steps of eq. 1.1, then of the compactified flow with the "
-                     "elapsed time, into a contraction region at infinity "
+                     "elapsed time, into a contracting region at infinity "
                      "(symgauss.questions.regime.infinity)", PREC)
+
+
+def _slab(flow, Jf, ys):
+    """A slab {0 < u ≤ u_max, ‖y − y* − u·c‖_P² ≤ ρ} around the slow manifold that the kernel's
+    :func:`~symgauss.kernel.kinds.blowup_slab.slab_region` accepts, as {"witness" (its witness
+    keys, text), "c", "g"}, or None. J_Y = ∂G_Y/∂y at z* (Hurwitz), b = ∂G_Y/∂u there, g* = g(z*):
+    the slow manifold y* + u·c + O(u²) has (J_Y + g*I)c = −b; P solves a Lyapunov equation of
+    J_Y shifted by half its rate; ρ is scanned down from large until the slab holds."""
+    import numpy as np
+    from scipy.linalg import solve_continuous_lyapunov
+
+    from symgauss.kernel.flow import pairs, svec_of
+    from symgauss.kernel.kinds.blowup_infinity import Compact, trace
+    from symgauss.kernel.kinds.blowup_slab import slab_region, traceless_basis
+    from symgauss.questions.regime.basin import _down, _q
+    n = len(ys)
+    JY = Jf[1:, 1:]
+    M = np.array(traceless_basis(flow.d).tolist(), dtype=float)
+    N = np.linalg.pinv(M)
+    JT = N @ JY @ M                 # J_Y on the trace-0 directions (tr Y = 1 is kept)
+    alpha = -max(np.linalg.eigvals(JT).real)
+    if not alpha > 1e-6:
+        return None
+    with flint.ctx.workprec(PREC):
+        cp = Compact(flow)
+        Yb = flow.box(ys)
+        LY = cp.lin(Yb)
+        b = np.array([float(x.mid()) for x in svec_of(LY - Yb * trace(LY))])
+        gstar = float(cp.g(flint.arb(0), Yb).mid())
+    # J_Y + g*I is singular along tr Y (d tr Y/dτ = g(1 − tr Y)) and b is traceless: least squares
+    c = -np.linalg.lstsq(JY + gstar * np.eye(n), b, rcond=None)[0]
+    if not np.all(np.isfinite(c)):
+        return None
+    diag = [k for k, (i, j) in enumerate(pairs(flow.d)) if i == j]
+
+    def traceless(x):
+        q = [_q(float(v), 15) for v in x]
+        q[diag[-1]] = -sum((q[k] for k in diag[:-1]), flint.fmpq(0))     # tr c = 0 exactly
+        return q
+    # (J_Y + g*I)y* = 0 (the direction of Y itself), so c + t·y* solves it too: take tr c = 0
+    ysf = np.array([float(y) for y in ys])
+    c1 = traceless(c - sum(c[k] for k in diag) * ysf)
+    # second order: (J_Y + 2g*I)c2 = −s2 − g1·c1, s2 and g1 the u² and u coefficients of
+    # G_Y(u, y* + c1·u) and g(u, y* + c1·u) (polynomials: read off their values at u = 0..3)
+    with flint.ctx.workprec(PREC):
+        vals = []
+        for m in range(4):
+            u = flint.arb(m)
+            Yu = flow.box([flint.arb(y) + u * flint.arb(x) for y, x in zip(ys, c1)])
+            gu = cp.g(u, Yu)
+            vals.append(([float(x.mid()) for x in svec_of(cp.lin(Yu) * u + cp.quad(Yu)
+                                                         - Yu * gu)], float(gu.mid())))
+    V4 = np.vander(np.arange(4.0), 4, increasing=True)
+    s_coef = np.linalg.solve(V4, np.array([v for v, _ in vals]))
+    g_coef = np.linalg.solve(V4, np.array([g for _, g in vals]))
+    c1f = np.array([float(x) for x in c1])
+    c2 = -np.linalg.lstsq(JY + 2 * gstar * np.eye(n), s_coef[2] + g_coef[1] * c1f,
+                          rcond=None)[0]
+    manifold = [c1, traceless(c2)] if np.all(np.isfinite(c2)) else [c1]
+    Pw = solve_continuous_lyapunov((JT + alpha / 2 * np.eye(n - 1)).T, -np.eye(n - 1))
+    Pw = (Pw + Pw.T) / 2
+    v = np.zeros(n)
+    v[diag] = 1
+    Pf = N.T @ Pw @ N + np.outer(v, v) * np.max(np.abs(Pw))    # MᵀPM = Pw
+    Pf = (Pf + Pf.T) / 2
+    Pf = Pf / np.max(np.abs(Pf))
+    P = flint.fmpq_mat(n, n, [_q(Pf[max(i, j), min(i, j)], 10) for i in range(n) for j in range(n)])
+    ell = _down(float(np.linalg.eigvalsh(Pf)[0]))
+    with flint.ctx.workprec(PREC):
+        for u_max, frac in ((flint.fmpq(1, 10), 0.5), (flint.fmpq(1, 100), 0.5),
+                            (flint.fmpq(1, 1000), 0.5), (flint.fmpq(1, 1000), 0.2)):
+            rate = _down(alpha / 2 * frac)
+            rho = _down(float(u_max) ** 2 * 10)
+            for _ in range(24):
+                try:
+                    g = slab_region(flow, P, ell, rho, rate, ys, manifold, u_max, SLAB_PIECES)
+                except NotProved:
+                    rho = _down(float(rho) / 4)
+                    continue
+                text = [[str(P[i, j]) for j in range(n)] for i in range(n)]
+                return {"keys": {"manifold": [[str(x) for x in cj] for cj in manifold],
+                                 "P": text, "ell": str(ell), "rho": str(rho), "rate": str(rate),
+                                 "u_max": str(u_max), "u_pieces": SLAB_PIECES},
+                        "P": P, "rho": rho, "u_max": u_max, "c": manifold, "g": g}
+    return None
