@@ -14,24 +14,25 @@ arithmetic:
 0. tr Y* = 1 and tr c_j = 0 (exact), so e has trace 0 wherever tr Y = 1, which the flow keeps
    (d tr Y/dτ = g(1 − tr Y)): R stands for R ∩ {tr Y = 1} below, the set the solution is in;
 1. P − ℓI ≻ 0 (exact); on every B_j: g ∈ [κ, K] with κ > 0 and tr Y > 0, and
-   −Mᵀ(JᵀP + PJ + 2λP)M ≻ 0 for every J = J_Y + u·y_c'(u)·∇_y gᵀ on B_j (J_Y = ∂G_Y/∂y; the columns
-   of M span the trace-0 svec vectors, so eᵀPJe ≤ −λ‖e‖²_P for every e of trace 0 — the
+   −Mᵀ(JᵀP + PJ + 2λP)M ≻ 0 for every J = J_Y + u·y_c'(u)·∇_y gᵀ on B_j (J_Y = ∂G_Y/∂y; the
+   columns of M span the trace-0 svec vectors, so eᵀPJe ≤ −λ‖e‖²_P for every e of trace 0 — the
    direction tr Y, slow at rate g, never enters);
-2. on every piece: ‖H(U_j, 0)‖_P < λ√ρ, H(u, e) = G_Y(u, y_c(u) + e) + u·g(u, y_c(u) + e)·y_c'(u)
+2. on every piece: ‖H(U_j, 0)‖_P < λ√ρ, with
+   H(u, e) = G_Y(u, y_c(u) + e) + u·g(u, y_c(u) + e)·y_c'(u)
    (H(u, 0) is a polynomial of degree ≤ 3m in u: its coefficients from its values at
    u = 0, 1, …, 3m, by the exact inverse Vandermonde matrix).
 
 Then R is forward invariant: on u = u_max, u' = −ug < 0; on ‖e‖_P = √ρ, e' = y' − u'·y_c'(u) =
-H(u, e) and H(u, e) = H(u, 0) + J̄e (J̄ an average of ∂H/∂e = J_Y + u·y_c'(u)·∇_y gᵀ over the segment, which
-lies in the box of its u piece), so d/dτ ‖e‖²_P ≤ −2λρ + 2√ρ·‖H(u, 0)‖_P < 0; u > 0 is kept
-(u' = −ug). In R, u0e^{−Kτ} ≤ u(τ) ≤ u0e^{−κτ}, so
-t = t0 + w + ∫u dτ increases to T* ∈ t0 + w + [u0/K, u0/κ], and tr Σ = tr Y/u → ∞ (tr Y = 1 is
-kept by the flow). 3. The compactified steps end with z in R (u ≤ u_max, u > 0, ‖e‖_P < √ρ).
+H(u, e) and H(u, e) = H(u, 0) + J̄e (J̄ an average of ∂H/∂e = J_Y + u·y_c'(u)·∇_y gᵀ over the
+segment, which lies in the box of its u piece), so d/dτ ‖e‖²_P ≤ −2λρ + 2√ρ·‖H(u, 0)‖_P < 0;
+u > 0 is kept (u' = −ug). In R, u0e^{−Kτ} ≤ u(τ) ≤ u0e^{−κτ}, so t = t0 + w + ∫u dτ increases
+to T* ∈ t0 + w + [u0/K, u0/κ], and tr Σ = tr Y/u → ∞ (tr Y = 1 is kept by the flow).
+3. The compactified steps end with z in R (u ≤ u_max, u > 0, ‖e‖_P < √ρ).
 
 Claim: as kind ``blowup``. Witness: ``steps``, ``order``, ``prec``, ``compact_steps``,
 ``compact_P``, ``compact_ell``, optional ``compact_metrics`` (all as ``blowup-infinity``; the
-compactified steps may be none), ``center`` Y* (d×d), ``manifold`` [c_1, …, c_m] (m ≤ 4, svec each), ``P`` (n×n),
-``ell``, ``rho``, ``rate`` λ, ``u_max``, ``u_pieces``.
+compactified steps may be none), ``center`` Y* (d×d), ``manifold`` [c_1, …, c_m] (m ≤ 4, svec
+each), ``P`` (n×n), ``ell``, ``rho``, ``rate`` λ, ``u_max``, ``u_pieces``.
 """
 from __future__ import annotations
 
@@ -143,10 +144,10 @@ def slab_region(flow, P, ell, rho, rate, ystar, manifold, u_max, pieces):
             raise NotProved("the flow of e = y − y_c(u) is not proved to contract on the slab "
                             "(−Mᵀ(JᵀP + PJ + 2·rate·P)M ≻ 0, J = J_Y + u·y_c'(u)·∇gᵀ)")
         g_all = g if g_all is None else g_all.union(g)
-    # H(u, 0) is a cubic in u: its coefficients from the values at u = 0, 1, 2, 3 (exact
-    # inverse Vandermonde), then evaluated on each piece (Horner; the coefficients of 1 and u
+    # H(u, 0) has degree ≤ 3m in u: its coefficients from the values at u = 0, 1, …, 3m (exact
+    # inverse Vandermonde), then evaluated on each piece (Horner; the coefficients of u^0..u^m
     # are nearly 0 on the slow manifold, so the pieces see only the higher ones)
-    k = 3 * len(cs) + 1        # H(u, 0) has degree ≤ 3m
+    k = 3 * len(cs) + 1
     vals = [_h(cp, ys, cs, flint.arb(m)) for m in range(k)]
     Vi = flint.fmpq_mat(k, k, [m ** j for m in range(k) for j in range(k)]).inv()
     coef = [[sum((flint.arb(Vi[j, m]) * vals[m][i] for m in range(k)), flint.arb(0))
