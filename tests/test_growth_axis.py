@@ -214,3 +214,12 @@ def test_newton_with_a_singular_jacobian_keeps_its_point():
     p = read_problem({"cov0": [["1", "0"], ["0", "1"]], "A": [["0", "0"], ["0", "0"]]})
     x = [flint.fmpq(1), flint.fmpq(0), flint.fmpq(2)]
     assert newton(Flow(p.params), x) == x
+
+
+def test_an_axis_whose_other_coordinates_blow_up_says_so_without_a_traceback():
+    from symgauss import Problem
+    from symgauss.questions.regime.growth_axis import find_growth_axis
+    p = Problem(A=[["1/2", "0"], ["0", "0"]], V=[["1", "0"], ["0", "1"]],
+                B=[["0", "0"], ["0", "1"]], cov0=[["1", "0"], ["0", "1"]])
+    res = find_growth_axis(p)       # σ_11' = 2σ_11²: the other coordinates blow up at t = 1/2
+    assert res.certificate is None and "do not settle" in res.why

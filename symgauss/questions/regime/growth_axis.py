@@ -12,7 +12,6 @@ The finished certificate is checked by :func:`symgauss.kernel.checker.check` bef
 """
 from __future__ import annotations
 
-
 import flint
 
 from symgauss.kernel.verdict import NotProved
@@ -52,7 +51,10 @@ def _float_limit(ax, y0, t_max: float = 400.0):
     with flint.ctx.workprec(64), warnings.catch_warnings():
         warnings.simplefilter("ignore")     # LSODA's convergence warnings: the result decides
         while t < t_max:
-            sol = solve_ivp(G, (t, t + 40), y, method="LSODA", rtol=1e-10, atol=1e-13)
+            try:
+                sol = solve_ivp(G, (t, t + 40), y, method="LSODA", rtol=1e-10, atol=1e-13)
+            except (OverflowError, ValueError):     # an infinite or NaN state: it diverges
+                return None
             if not sol.success or not np.all(np.isfinite(sol.y[:, -1])):
                 return None
             y, t = sol.y[:, -1], t + 40
