@@ -130,7 +130,7 @@ def _mu_guess(P_np, J) -> tuple:
     return mu, mu + np.linalg.norm(Jr) * np.linalg.norm(P_np, 2) / lmin * 1.01 + 1e-12
 
 
-def rounded(x: float, digits: int = 10) -> flint.fmpq:
+def significant(x: float, digits: int = 10) -> flint.fmpq:
     """x to ``digits`` significant digits, as an exact rational."""
     if x == 0 or not math.isfinite(x):
         return flint.fmpq(0)
@@ -142,25 +142,21 @@ def rounded(x: float, digits: int = 10) -> flint.fmpq:
 def _kappa(P_from, P_to) -> flint.fmpq:
     """A short rational κ with κ²·P_from − P_to ≻ 0, proved exactly as the kernel does
     (:func:`symgauss.kernel.kinds.limit.read_switches`), or None."""
-    import numpy as np
     from scipy.linalg import eigh
 
     from symgauss.kernel.exact import positive_definite
-    def f(M):
-        return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
-    top = float(eigh(f(P_to), f(P_from), eigvals_only=True)[-1])
+    top = float(eigh(_floats(P_to), _floats(P_from), eigvals_only=True)[-1])
     for slack in (1e-6, 1e-4, 1e-2):
-        kappa = _simple_up(math.sqrt(top * (1 + slack)))
+        kappa = _simple_signed(math.sqrt(top * (1 + slack)), 6)
         if positive_definite(P_from * (kappa * kappa) - P_to)[0] is True:
             return kappa
     return None
 
 
-def _simple_up(x: float) -> flint.fmpq:
-    """A rational ≥ x > 0 with 6 significant digits."""
-    e = math.floor(math.log10(x)) - 5
-    m = math.ceil(x / 10 ** e)
-    return flint.fmpq(m * 10 ** e) if e >= 0 else flint.fmpq(m, 10 ** (-e))
+def _floats(M):
+    """The rational matrix M as a numpy array."""
+    import numpy as np
+    return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
 
 
 def local_metric(J, P_from):
@@ -179,17 +175,16 @@ def local_metric(J, P_from):
     mu = alpha + max(0.05, 0.25 * abs(alpha))
     Pf = solve_continuous_lyapunov((Jm - mu * np.eye(n)).T, -np.eye(n))
     Pf = (Pf + Pf.T) / 2
-    Pfrom = np.array([[float(P_from[i, j]) for j in range(n)] for i in range(n)])
     try:
-        Pf = Pf / float(eigh(Pf, Pfrom, eigvals_only=True)[-1])
+        Pf = Pf / float(eigh(Pf, _floats(P_from), eigvals_only=True)[-1])
     except np.linalg.LinAlgError:
         return None
-    P = flint.fmpq_mat(n, n, [rounded(Pf[max(i, j), min(i, j)]) for i in range(n)
+    P = flint.fmpq_mat(n, n, [significant(Pf[max(i, j), min(i, j)]) for i in range(n)
                               for j in range(n)])
     lmin = float(np.linalg.eigvalsh(Pf)[0])
     if not lmin > 0:
         return None
-    ell = rounded(lmin * 0.99, 3)
+    ell = significant(lmin * 0.99, 3)
     kappa = _kappa(P_from, P)
     if kappa is None or positive_definite(P - eye(n) * ell)[0] is not True:
         return None
@@ -251,8 +246,7 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
     change, ``stop`` sees the radius in the current metric, and the run ends in it; at most
     ``max_switches`` changes (the last one kept for the change back).
     """
-    import numpy as np
-    P_np = np.array([[float(P[i, j]) for j in range(P.ncols())] for i in range(P.nrows())])
+    P_np = _floats(P)
     steps, points, texts = [], [list(start)], []
     t = flint.fmpq(0)
     with flint.ctx.workprec(prec):
@@ -342,14 +336,13 @@ def _switch(flow, c, P_cur, P_np, recent, k):
     accepted over the last k steps (at the start: the point log-norm) minus the new point
     log-norm, times HORIZON × their length (at the start: HORIZON), beats
     ½ ln cond(P_cur⁻¹P') + ln κ + ½; else None."""
-    import numpy as np
     from scipy.linalg import eigh
     J = flow.jacobian(flow.box(c))
     found = local_metric(J, P_cur)
     if found is None:
         return None
     P, ell, kappa, mu_new = found
-    Pf = np.array([[float(P[i, j]) for j in range(P.ncols())] for i in range(P.nrows())])
+    Pf = _floats(P)
     w = eigh(Pf, P_np, eigvals_only=True)
     cost = 0.5 * math.log(w[-1] / w[0]) + math.log(float(kappa))
     span = HORIZON * (sum(float(h) for h, _, _, _ in recent) if recent else 1.0)
@@ -381,11 +374,11 @@ def _box(flow, c, r, spread, H) -> list:
     raise NotProved("no a-priori box")
 
 
-def _simple_signed(x: float) -> flint.fmpq:
-    """A rational ≥ x with 3 significant digits (rounded up)."""
+def _simple_signed(x: float, digits: int = 3) -> flint.fmpq:
+    """A rational ≥ x with ``digits`` significant digits (rounded up)."""
     if x == 0:
         return flint.fmpq(0)
-    e = math.floor(math.log10(abs(x))) - 2
+    e = math.floor(math.log10(abs(x))) - digits + 1
     m = math.ceil(x / 10 ** e)
     return flint.fmpq(m * 10 ** e) if e >= 0 else flint.fmpq(m, 10 ** (-e))
 

@@ -34,13 +34,13 @@ from __future__ import annotations
 import flint
 
 from symgauss.kernel.exact import eye, require_pd
-from symgauss.kernel.flow import Flow, require_work, svec_of, sym_of, upper
+from symgauss.kernel.flow import Flow, svec_of, sym_of, upper
 from symgauss.kernel.kinds.blowup_infinity import Compact, trace
 from symgauss.kernel.kinds.limit import (
     MAX_ORDER,
     MAX_PREC,
     MIN_PREC,
-    read_steps,
+    read_timed_steps,
     steps_in_region_metric,
 )
 from symgauss.kernel.read import rational, short_text
@@ -139,12 +139,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
         raise Invalid("growth certificates are for time-invariant parameters with one head")
     if witness["arcs"] * witness["u_pieces"] > MAX_CELLS:
         raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}")
-    steps = read_steps(witness["steps"], ctx.n)
-    metrics = witness.get("metrics", [])     # a change of metric costs about one step
-    require_work(len(steps) + (len(metrics) if isinstance(metrics, list) else 0),
-                 witness["order"], witness["prec"], 1)
-    if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != claim["t_enter"]:
-        raise Invalid("the step lengths do not add up to claim.t_enter")
+    steps = read_timed_steps(witness, ctx.n, 1, claim["t_enter"])
     require_pd(witness["P"], "witness.P")
     axis, lo, hi = witness["axis"], witness["m_lo"], witness["m_hi"]
     null_root(p.heads[0][1], axis, lo, hi)

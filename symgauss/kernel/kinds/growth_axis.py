@@ -32,14 +32,14 @@ from __future__ import annotations
 import flint
 
 from symgauss.kernel.equations import svec
-from symgauss.kernel.flow import Flow, p_norm, pairs, require_work, svec_of, sym_of
+from symgauss.kernel.flow import Flow, p_norm, pairs, svec_of, sym_of
 from symgauss.kernel.kinds.limit import (
     MAX_D,
     MAX_ORDER,
     MAX_PREC,
     MIN_PREC,
     check_region,
-    read_steps,
+    read_timed_steps,
     steps_in_region_metric,
 )
 from symgauss.kernel.read import short_text
@@ -151,12 +151,7 @@ def enclose(k, t_enter, witness, problem) -> tuple:
     the caller. NotProved if the region or the steps fail."""
     p, n = problem.params, problem.d * (problem.d + 1) // 2
     a = p.A[k, k]
-    steps = read_steps(witness["steps"], n - 1)
-    metrics = witness.get("metrics", [])     # a change of metric costs about one step
-    require_work(len(steps) + (len(metrics) if isinstance(metrics, list) else 0),
-                 witness["order"], witness["prec"], len(p.heads))
-    if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != t_enter:
-        raise Invalid("the step lengths do not add up to claim.t_enter")
+    steps = read_timed_steps(witness, n - 1, len(p.heads), t_enter)
     P, ell, rho, c, lam = (witness[x] for x in ("P", "ell", "rho", "center", "lam"))
     c = [c[i, 0] for i in range(n - 1)]
     ax = Axis(Flow(p), k)

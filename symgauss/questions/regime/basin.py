@@ -39,8 +39,8 @@ class LimitResult:
 
 def _q(x: float, digits: int = 12) -> flint.fmpq:
     """x rounded to ``digits`` significant digits, as an exact rational."""
-    from symgauss.integrate.validated import rounded
-    return rounded(x, digits)
+    from symgauss.integrate.validated import significant
+    return significant(x, digits)
 
 
 def _down(x: float) -> flint.fmpq:

@@ -144,12 +144,10 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     rate, rho, g = found or (None, None, None)
     # validated steps of eq. 1.1 while they stay accurate, then of the compactified flow (which
     # contracts near z*, so its steps keep their accuracy) until z is deep inside the region
-    trace = [k for k, (i, j) in enumerate(pairs(d)) if i == j]
-
     tr0 = sum(float(ep.cov0[i, i]) for i in range(d))
 
     def loose(c, r, _t):
-        tr = sum(float(c[k]) for k in trace)
+        tr = sum(float(c[k]) for k in diag)
         return float(r.mid()) > SWITCH * tr or tr > GROW * tr0
 
     # the kernel's work budget (steps + 4 × compactified steps + 16 × changes of metric,
@@ -217,24 +215,26 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     else:
         keys = {**centre, "P": [[str(P[i, j]) for j in range(n + 1)] for i in range(n + 1)],
                 "ell": str(ell), "rho": str(rho), "rate": str(rate)}
+    kept = crun.truncate(k)
     return certified("blowup-slab" if region == "slab" else "blowup-infinity", problem, e, run,
                      {**keys,
-                      "compact_steps": crun.truncate(k).witness_steps(),
+                      "compact_steps": kept.witness_steps(),
                       "compact_P": [[str(P2[i, j]) for j in range(n + 2)] for i in range(n + 2)],
                       "compact_ell": str(ell2),
-                      **({"compact_metrics": crun.truncate(k).witness_metrics()}
-                         if crun.truncate(k).switches else {})},
+                      **({"compact_metrics": kept.witness_metrics()} if kept.switches else {})},
                      "validated Taylor steps of eq. 1.1, then of the compactified flow with the "
                      "elapsed time, into a contracting region at infinity "
                      "(symgauss.questions.regime.infinity)", PREC)
 
 
 def _slab(flow, Jf, ys):
-    """A slab {0 < u ≤ u_max, ‖y − y* − u·c‖_P² ≤ ρ} around the slow manifold that the kernel's
-    :func:`~symgauss.kernel.kinds.blowup_slab.slab_region` accepts, as {"witness" (its witness
-    keys, text), "c", "g"}, or None. J_Y = ∂G_Y/∂y at z* (Hurwitz), b = ∂G_Y/∂u there, g* = g(z*):
-    the slow manifold y* + u·c + O(u²) has (J_Y + g*I)c = −b; P solves a Lyapunov equation of
-    J_Y shifted by half its rate; ρ is scanned down from large until the slab holds."""
+    """A slab {0 < u ≤ u_max, ‖y − y* − c₁u − c₂u²‖_P² ≤ ρ} around the slow manifold that the
+    kernel's :func:`~symgauss.kernel.kinds.blowup_slab.slab_region` accepts, as {"keys" (its
+    witness keys, text), "P", "rho", "u_max", "c" (the manifold [c₁, c₂]), "g" (g's ball on it)},
+    or None. J_Y = ∂G_Y/∂y at z*, b = ∂G_Y/∂u there, g* = g(z*): the slow manifold has
+    (J_Y + g*I)c₁ = −b (tr c₁ = 0) and (J_Y + 2g*I)c₂ = −s₂ − g₁c₁; P solves a Lyapunov equation
+    of J_Y on the trace-0 directions shifted by half its rate; ρ is scanned down until the slab
+    holds."""
     import numpy as np
     from scipy.linalg import solve_continuous_lyapunov
 
