@@ -51,7 +51,7 @@ def test_validated_steps_enclose_the_logistic_closed_form():
 
 
 @pytest.mark.parametrize("name", ["limit_general3.json", "limit_singular.json",
-                                  "blowup_trajectory_general.json"])
+                                  "limit_transient.json", "blowup_trajectory_general.json"])
 def test_checked_in_certificates_verify_and_hold(name):
     cert = _load(name)
     v = check_certificate(reseal(cert))
@@ -83,6 +83,79 @@ def test_a_broken_limit_witness_is_not_proved_never_refuted():
                         (["witness", "steps"], cert["witness"]["steps"][:2])]:
         v = _tampered(cert, path, value)
         assert v.status in ("not-proved", "invalid"), (path, v)
+
+
+def _region_parts(cert):
+    w, p = cert["witness"], read_problem(cert["problem"])
+    P = flint.fmpq_mat([[flint.fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in row]
+                        for row in w["P"]])
+    C = [Fraction(x) for i, row in enumerate(cert["claim"]["center"]) for x in row[i:]]
+    return p, P, C, Fraction(w["ell"]), Fraction(w["rho"]), Fraction(cert["claim"]["rate"])
+
+
+def test_the_region_test_is_the_steps_affine_one_on_the_ellipsoids_box():
+    """The transient's region (P with condition number ≈ 8e3): the kernel bounds DF on the box of
+    radii √ρ·√((P⁻¹)_ii) by DF's affine dependence (as in the steps). The old test — the interval
+    matrix DF on the cube of radius √(ρ/ℓ) — refuses this region, so the certificate relies on
+    the new one; and the new one is sound: at points of the ellipsoid, sampled, −(JᵀP + PJ) −
+    2λP ≻ 0 (floats, independent of the kernel); regions ρ·4^k that break this are refused."""
+    from symgauss.kernel.flow import Flow, contracts
+    from symgauss.kernel.kinds.limit import check_region
+    from symgauss.kernel.verdict import NotProved
+    cert = _load("limit_transient.json")
+    p, P, C, ell, rho, rate = _region_parts(cert)
+    q = lambda x: flint.fmpq(x.numerator, x.denominator)  # noqa: E731
+    c = [q(x) for x in C]
+    with flint.ctx.workprec(128):
+        flow = Flow(p.params)
+        F_C = flint.fmpq_mat(len(c), 1, [flint.fmpq(0)] * len(c))
+        check_region(flow, P, q(ell), q(rho), c, q(rate), F_C)
+        wide = flow.box(c, (flint.arb(q(rho)) / flint.arb(q(ell))).sqrt())
+        assert not contracts(flint.arb_mat(P), flow.jacobian(wide), flint.arb(q(rate)))
+    user = load_problem(EX / "transient_equilibrium.json")
+    A = np.array(user.A.tolist(), dtype=float)
+    heads = [(np.array(h.V.tolist(), dtype=float), np.array(h.B.tolist(), dtype=float))
+             for h in user.params.heads]
+    Pf = np.array([[float(P[i, j]) for j in range(P.ncols())] for i in range(P.nrows())])
+    Lc = np.linalg.cholesky(np.linalg.inv(Pf))
+    rng = np.random.default_rng(3)
+
+    def worst(level):   # the largest eigenvalue of JᵀP + PJ + 2λP on the ellipsoid's boundary
+        top = -np.inf
+        for _ in range(400):
+            x = rng.normal(size=len(C))
+            e = Lc @ (x / np.linalg.norm(x)) * np.sqrt(level)
+            y = np.array([float(v) for v in C]) + e
+            S = np.array([[y[0], y[1]], [y[1], y[2]]])
+            J = _svec_jacobian(A, heads, S)
+            top = max(top, np.linalg.eigvalsh(J.T @ Pf + Pf @ J + 2 * float(rate) * Pf)[-1])
+        return top
+    assert worst(float(rho)) < 0
+    refused = 0
+    for k in range(1, 40):
+        big = rho * 4 ** k
+        if worst(float(big)) < 0:
+            continue
+        with flint.ctx.workprec(128), pytest.raises(NotProved):
+            check_region(flow, P, q(ell), q(big), c, q(rate), F_C)
+        refused += 1
+        if refused == 3:
+            break
+    assert refused == 3
+
+
+def _svec_jacobian(A, heads, S, h=1e-7):
+    """DF on svec coordinates (d = 2) by central differences of eq. 1.1 (floats)."""
+    def F(y):
+        X = np.array([[y[0], y[1]], [y[1], y[2]]])
+        M = A.copy()
+        for V, B in heads:
+            M = M + V @ X @ B
+        Z = M @ X
+        Z = Z + Z.T
+        return np.array([Z[0, 0], Z[0, 1], Z[1, 1]])
+    y = np.array([S[0, 0], S[0, 1], S[1, 1]])
+    return np.array([(F(y + h * e) - F(y - h * e)) / (2 * h) for e in np.eye(3)]).T
 
 
 def test_a_stronger_limit_claim_is_not_verified():

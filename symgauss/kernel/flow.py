@@ -33,7 +33,8 @@ and the witness's h, β, μ, c_{k+1}:
 4. r_{k+1} = e^{μh} r_k + ‖φ_h(c_k) − c_{k+1}‖_P (upper bounds).
 
 **Contraction region** (:func:`check_region`). E = {x : ‖x − C‖_P² ≤ ρ}. If for every J = DF(S),
-S in the box of radius √(ρ/ℓ) around C (which holds E), −(JᵀP + PJ) − 2λP ≻ 0, and
+S in the box of radii √ρ·√((P⁻¹)_ii) around C (which holds E), −(JᵀP + PJ) − 2λP ≻ 0 (the
+test of step 2, :func:`contracts_box`), and
 ‖F(C)‖_P² < λ²ρ, then E is forward invariant (on ∂E, d/dt ‖x − C‖_P² ≤ −2λρ + 2√ρ‖F(C)‖_P < 0)
 and the flow contracts ‖·‖_P at rate λ on it: E holds exactly one equilibrium Σ*, every solution
 entering E converges to it like e^{−λt}, and ‖Σ* − C‖_P ≤ ‖F(C)‖_P/λ.

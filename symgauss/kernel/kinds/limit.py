@@ -12,7 +12,8 @@ each proved exactly, ending in ‖·‖_P or ‖·‖_2: :func:`read_switches`),
 per svec coordinate —, log-norm bound, svec of the next point), summing to T. Checks:
 
 1. P − ℓI ≻ 0 (exact); the region E = {‖x − C‖_P² ≤ ρ} contracts at rate λ and ‖F(C)‖_P² < λ²ρ
-   (ball arithmetic on the box of radius √(ρ/ℓ) around C; F(C) exact);
+   (ball arithmetic on the box of radii √ρ·√((P⁻¹)_ii) around C, by DF's affine dependence
+   as in the steps, :func:`~symgauss.kernel.flow.contracts_box`; F(C) exact or a ball);
 2. the steps, from Σ(0) = cov0 exactly, end at c_N with ‖Σ(T) − c_N‖_P ≤ r_N and
    ‖c_N − C‖_P + r_N < √ρ: Σ(T) ∈ E, so Σ(t) → Σ*, the unique equilibrium in E, and
    ‖Σ(t) − Σ*‖_P ≤ e^{−λ(t−T)}‖Σ(T) − Σ*‖_P for t ≥ T;
@@ -31,7 +32,16 @@ import flint
 
 from symgauss.kernel.equations import residual, svec
 from symgauss.kernel.exact import eye, norm_inf, positive_definite, require_pd
-from symgauss.kernel.flow import Flow, check_steps, contracts, p_norm, require_work
+from symgauss.kernel.flow import (
+    Flow,
+    check_steps,
+    contracts_box,
+    p_norm,
+    require_work,
+    slopes,
+    spreads,
+    upper,
+)
 from symgauss.kernel.read import matrix, rational, short_text
 from symgauss.kernel.schema import Field, Schema, choice, integer, nonnegative, positive, raw, sym
 from symgauss.kernel.verdict import Invalid, NotProved
@@ -150,12 +160,12 @@ def check_region(flow, P, ell, rho, c, rate, F_C) -> None:
          * F_C)[0, 0]
     if not q < rate * rate * rho:
         raise NotProved("‖F(center)‖_P² < rate²·rho fails: the region is not proved invariant")
-    width = (flint.arb(rho) / flint.arb(ell)).sqrt()
-    box = flow.box(c, width)
-    if not contracts(flint.arb_mat(P), flow.jacobian(box), flint.arb(rate)):
+    Pa = flint.arb_mat(P)
+    radii = [upper(flint.arb(rho).sqrt() * s) for s in spreads(Pa, ell)]
+    if not contracts_box(flow, Pa, c, radii, flint.arb(rate), slopes(flow, Pa)):
         raise NotProved("the flow is not proved to contract at the claimed rate on the region "
                         "(−(JᵀP + PJ) − 2·rate·P ≻ 0 on its box)")
-    return box
+    return flow.box(c, [flint.arb(r) for r in radii])
 
 
 def check(kind, claim, witness, problem, ctx) -> None:

@@ -19,6 +19,7 @@ is checked again by :func:`symgauss.kernel.checker.check` before anyone is told 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import flint
@@ -96,6 +97,30 @@ def _lyapunov(L, gamma):
     return (P + P.T) / 2
 
 
+def conditioned_lyapunov(L, gamma):
+    """P ≻ 0 with (L + γI)ᵀP + P(L + γI) ⪯ 0 and the least condition number (an SDP: I ⪯ P ⪯ tI,
+    minimise t; cvxpy + Clarabel), scaled to λmax = 1; or None if the solver fails. An
+    ill-conditioned metric widens every box the kernel bounds DF on: the Lyapunov solution with
+    right-hand side −I can be 10–1000× worse conditioned."""
+    import cvxpy as cp
+    import numpy as np
+    n = L.shape[0]
+    P, t = cp.Variable((n, n), symmetric=True), cp.Variable()
+    M = L + gamma * np.eye(n)
+    problem = cp.Problem(cp.Minimize(t), [P >> np.eye(n), P << t * np.eye(n),
+                                          M.T @ P + P @ M << 0])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # an inaccurate solution is refused below
+            problem.solve(solver="CLARABEL")
+    except cp.error.SolverError:
+        return None
+    if problem.status != "optimal" or P.value is None:
+        return None
+    Pf = (P.value + P.value.T) / 2
+    return Pf / float(np.linalg.eigvalsh(Pf)[-1])
+
+
 def contraction_region(flow, c: list, prec: int = 128):
     """(P, ell, rho, rate) of a region {‖x − c‖_P² ≤ ρ} that the kernel's
     :func:`symgauss.kernel.kinds.limit.check_region` accepts, or a string saying why none.
@@ -115,8 +140,21 @@ def contraction_region(flow, c: list, prec: int = 128):
         return (f"the linearisation at the limit is not proved stable (max Re λ ≈ {-alpha:.3g}): "
                 "no contraction region")
     gamma = alpha / 2
-    Pf = _lyapunov(L, gamma)
-    Pf = Pf / np.max(np.abs(Pf))
+    for Pf in (conditioned_lyapunov(L, gamma * 1.05), _lyapunov(L, gamma)):
+        if Pf is None:
+            continue
+        found = _region(flow, c, Pf / np.max(np.abs(Pf)), gamma, F_C, prec)
+        if found is not None:
+            return found
+    return "no contraction region around the limit was proved"
+
+
+def _region(flow, c, Pf, gamma, F_C, prec):
+    """(P, ell, rho, rate) for the metric Pf (floats), ρ scanned down by factors of 4; or None."""
+    import numpy as np
+
+    from symgauss.kernel.kinds.limit import check_region
+    n = len(c)
     P = flint.fmpq_mat(n, n, [_q(Pf[i, j], 10) for i in range(n) for j in range(n)])
     for i in range(n):
         for j in range(i):
@@ -133,7 +171,7 @@ def contraction_region(flow, c: list, prec: int = 128):
                     return P, ell, rho, rate
                 except NotProved:
                     rho = _down(float(rho) / 4)
-    return "no contraction region around the limit was proved"
+    return None
 
 
 #: consider a change of metric every ADAPT steps (integrate's ``adapt``)
