@@ -104,7 +104,9 @@ def test_the_region_test_is_the_steps_affine_one_on_the_ellipsoids_box():
     from symgauss.kernel.verdict import NotProved
     cert = _load("limit_transient.json")
     p, P, C, ell, rho, rate = _region_parts(cert)
-    q = lambda x: flint.fmpq(x.numerator, x.denominator)  # noqa: E731
+
+    def q(x):
+        return flint.fmpq(x.numerator, x.denominator)
     c = [q(x) for x in C]
     with flint.ctx.workprec(128):
         flow = Flow(p.params)

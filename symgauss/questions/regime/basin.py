@@ -125,11 +125,11 @@ def contraction_region(flow, c: list, prec: int = 128):
     """(P, ell, rho, rate) of a region {‖x − c‖_P² ≤ ρ} that the kernel's
     :func:`symgauss.kernel.kinds.limit.check_region` accepts, or a string saying why none.
 
-    L = DF(c): with α = −max Re λ(L) > 0 and γ = α/2, P solves (L + γI)ᵀP + P(L + γI) = −I, so
-    −(LᵀP + PL) − 2λP ≻ 0 at c for λ < γ; ρ is scanned down by factors of 4."""
+    L = DF(c): with α = −max Re λ(L) > 0 and γ = α/2, P is the least-conditioned solution of
+    (L + 1.05γI)ᵀP + P(L + 1.05γI) ⪯ 0 (:func:`conditioned_lyapunov`), else the solution of
+    (L + γI)ᵀP + P(L + γI) = −I, so −(LᵀP + PL) − 2λP ≻ 0 at c for λ < γ; ρ is scanned down by
+    factors of 4."""
     import numpy as np
-
-    from symgauss.kernel.kinds.limit import check_region
     n = len(c)
     with flint.ctx.workprec(prec):
         J = flow.jacobian(flow.box(c))
