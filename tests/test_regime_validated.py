@@ -259,13 +259,51 @@ def test_growth_with_an_indefinite_quadratic_part_is_proved():
 
 
 def test_undecided_says_why_and_what_was_tried():
-    # general V, d = 3 (seed-13 ensemble, problem 41): a blow-up whose direction keeps turning
-    # (no equilibrium at infinity); no method here proves it
+    # symmetric B, d = 4 (seed-21 ensemble, problem 23): LSODA's speed test calls a blow-up at
+    # t ≈ 1.4105, but the solution lingers near a saddle at infinity (tr Σ ≈ 2.5e7 at t = 1.42)
+    # and the projective system never reaches u → 0: no method here decides it
     from symgauss.questions.regime.ensemble import ensemble
-    _, p = ensemble(42, seed=13)[41]
+    _, p = ensemble(24, seed=21)[23]
     r = classify(p, digits=15)
     assert r.kind == "undecided", r
     assert r.evidence and len(r.tried) >= 2
+    assert any("projective system in float64" in t for t in r.tried)
+
+
+def _float_blowup_time(problem, big=1e9):
+    """T* from DOP853 on svec Σ (rtol 1e-13) up to ‖Σ‖ = big, plus 1/(relative speed)."""
+    from scipy.integrate import solve_ivp
+
+    from symgauss.questions.regime.reference import float_field
+    f, full, y0 = float_field(problem)
+
+    def stop(_t, y):
+        return np.max(np.abs(y)) - big
+    stop.terminal = True
+    sol = solve_ivp(f, (0, 50), y0, method="DOP853", rtol=1e-13, atol=1e-16, events=stop)
+    y = sol.y[:, -1]
+    return sol.t[-1] + np.linalg.norm(y) / np.linalg.norm(f(0, y))
+
+
+def test_a_blowup_two_float_integrations_agree_on_is_answered_at_level_float(monkeypatch):
+    """general V, d = 3 (seed-13 ensemble, problem 41): the direction Σ/tr Σ keeps turning
+    (no equilibrium at infinity), so no proof; LSODA and the float projective system agree on
+    T*, so the answer is blow-up at level float, T* to the digits they share — checked here
+    against a third integration (DOP853). When the two float times disagree: undecided."""
+    import symgauss.questions.blowup.projective as projective
+    from symgauss.questions.regime.ensemble import ensemble
+    _, p = ensemble(42, seed=13)[41]
+    r = classify(p, digits=15)
+    assert (r.kind, r.level, r.enclosure, r.certificate_data) == ("blow-up", "float", None, None)
+    digits = len(r.t_star.replace(".", "").lstrip("0"))
+    assert 3 <= digits <= 6
+    t = _float_blowup_time(p)
+    assert abs(float(r.t_star) - t) <= 0.5 * 10 ** (1 - digits) * t + 1e-7 * t
+    true = projective.projective_float
+    monkeypatch.setattr(projective, "projective_float",
+                        lambda q: (lambda t, c, k: (t * (1 + 1e-4), c, k))(*true(q)))
+    r = classify(p, digits=15)
+    assert r.kind == "undecided" and any("disagree" in x for x in r.tried), r
 
 
 def test_a_blowup_below_a_proof_level_says_what_was_tried():
