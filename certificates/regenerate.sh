@@ -33,4 +33,5 @@ symgauss regime "$ex/blowup_slab.json" --certificate "$out/blowup_slab_two_heads
 symgauss regime "$ex/growth.json" --certificate "$out/growth_general.json" >/dev/null
 symgauss regime "$ex/growth_axis.json" --certificate "$out/growth_axis.json" >/dev/null
 symgauss regime "$ex/growth_axis_transient.json" --certificate "$out/growth_axis_transient.json" >/dev/null
+symgauss regime "$ex/growth_axis_row.json" --certificate "$out/growth_axis_row.json" >/dev/null
 symgauss check "$out"/*.json

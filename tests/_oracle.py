@@ -198,7 +198,7 @@ def claim_holds(cert) -> bool:
         return _limit_holds(A, heads, p, c)
     if kind == "growth":
         return _growth_holds(A, heads, p, c)
-    if kind == "growth-axis":
+    if kind in ("growth-axis", "growth-axis-row"):
         return _growth_axis_holds(A, heads, p, c)
     if kind in ("blowup-trajectory", "blowup-infinity", "blowup-slab"):
         T = _float_blowup_time(A, heads, p)

@@ -25,14 +25,16 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 2440  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 2520  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
 # validated steps of the compactified flow, its second-order log-norm bound and the q-th order
 # a-priori tube, issue 13 third attempt; +~105 (→ 2093) with kind growth, d = 2; +~165 (→ 2258)
 # with kind growth-axis and exactly proved changes of metric along validated steps, fourth attempt;
-# +~170 (→ 2426) with kind blowup-slab, a slab around the slow manifold at infinity)
+# +~170 (→ 2426) with kind blowup-slab, a slab around the slow manifold at infinity; +~80 (→ 2506)
+# with kind growth-axis-row, row k growing more slowly than Σ_kk, and the limit region bounded by
+# DF's affine dependence on the ellipsoid's box)
 
 
 def _certs():

@@ -1,4 +1,4 @@
-"""Kind ``growth-axis`` and changes of metric along validated steps (issue 13).
+"""Kinds ``growth-axis``, ``growth-axis-row`` and changes of metric along validated steps (issue 13).
 
 The checked-in certificates (one plain, one whose steps change metric 18 times) are re-checked,
 their claims against LSODA (``_oracle.claim_holds``), the structure the kernel relies on — the
@@ -223,3 +223,115 @@ def test_an_axis_whose_other_coordinates_blow_up_says_so_without_a_traceback():
                 B=[["0", "0"], ["0", "1"]], cov0=[["1", "0"], ["0", "1"]])
     res = find_growth_axis(p)       # σ_11' = 2σ_11²: the other coordinates blow up at t = 1/2
     assert res.certificate is None and "do not settle" in res.why
+
+
+# --- kind growth-axis-row: row k grows too, more slowly than Σ_kk -------------------------------
+
+def test_the_row_certificate_verifies_and_its_claim_holds():
+    c = _cert("growth_axis_row")
+    v = check_certificate(c)
+    assert (v.status, v.kind, v.level) == ("verified", "growth-axis-row", "rigorous"), v.reason
+    assert claim_holds(c)
+    # the premise of the kind: row 0 grows (an independent LSODA run: |Σ_01| at least doubles
+    # from t = 20 to t = 40), so the plain growth-axis certificate does not exist
+    p = c["problem"]
+    f, full, iu = _svec_field(_mat(p["A"]), [(_mat(p["V"]), _mat(p["B"]))], len(p["A"]))
+    from scipy.integrate import solve_ivp
+    sol = solve_ivp(f, (0, 40), _mat(p["cov0"])[iu], method="LSODA", rtol=1e-11, atol=1e-14,
+                    dense_output=True)
+    row = [np.max(np.abs(full(sol.sol(t))[0, 1:])) for t in (20, 40)]
+    assert row[1] > 2 * row[0] > 2
+
+
+def test_with_v_e_k_on_the_axis_the_rest_splits_into_a_closed_part_and_a_linear_row():
+    """An independent numpy field on the row example (V e_0 = v·e_0): the entries outside row 0
+    obey the reduced problem's eq. 1.1 whatever row 0 and Σ_00 are, row 0's field is affine in
+    row 0 (second differences vanish), Σ_00's is 2a·Σ_00 plus a quadratic in row 0; and with a
+    nonzero V_10 the row's field is no longer affine — the structure the kernel checks matters."""
+    p = _cert("growth_axis_row")["problem"]
+    A, V, B = _mat(p["A"]), _mat(p["V"]), _mat(p["B"])
+    d = len(A)
+    rng = np.random.default_rng(5)
+
+    def F(S, V=V):
+        X = (A + V @ S @ B) @ S
+        return X + X.T
+    for _ in range(100):
+        S = rng.normal(0, 2, (d, d))
+        S = S + S.T
+        r, s = rng.normal(0, 5, d - 1), rng.normal(0, 50)
+
+        def with_row(r, s=s, S=S):
+            T = S.copy()
+            T[0, 1:] = T[1:, 0] = r
+            T[0, 0] = s
+            return T
+        red = (A[1:, 1:] + V[1:, 1:] @ S[1:, 1:] @ B[1:, 1:]) @ S[1:, 1:]
+        assert np.allclose(F(with_row(r))[1:, 1:], red + red.T, atol=1e-9)
+        second = F(with_row(2 * r))[0, 1:] - 2 * F(with_row(r))[0, 1:] + F(with_row(0 * r))[0, 1:]
+        assert np.allclose(second, 0, atol=1e-8)
+        q = F(with_row(r))[0, 0] - 2 * A[0, 0] * s
+        assert abs(q - (F(with_row(r, 0.0))[0, 0])) < 1e-8 * (1 + abs(s))
+    W = V.copy()
+    W[1, 0] = 0.125
+    S = np.eye(d)
+    r = np.ones(d - 1)
+    rows = [F(np.block([[np.array([[1.0]]), x[None, :]], [x[:, None], S[1:, 1:]]]), W)[0, 1:]
+            for x in (0 * r, r, 2 * r)]
+    assert not np.allclose(rows[2] - 2 * rows[1] + rows[0], 0, atol=1e-6)
+
+
+def _edit_row(c, edit):
+    w, cl, p = c["witness"], c["claim"], c["problem"]
+    st = w["steps"][len(w["steps"]) // 2]
+    if edit in ("Q", "ell_q", "mu_big", "mu_small", "V_column", "metric_key", "P", "point"):
+        if edit == "P":             # (×4 is still a proof here: the region stays valid)
+            w["P"][0][0] = str(Fraction(w["P"][0][0]) / 100)
+        elif edit == "point":       # (a 1e-6 nudge is still a proof: the enclosure widens)
+            st["point"][0] = str(Fraction(st["point"][0]) * Fraction(11, 10))
+        elif edit == "Q":
+            w["Q"][0][0] = str(Fraction(w["Q"][0][0]) / 100)
+        elif edit == "ell_q":
+            w["ell_q"] = str(Fraction(w["ell_q"]) * 100)
+        elif edit == "mu_big":      # μ > a: Σ_kk need not outgrow row k (2a − 2μ < 0 would
+            w["mu"] = str(Fraction(p["A"][0][0]) * 3 / 2)   # make the forcing bound negative)
+        elif edit == "mu_small":    # row 0 grows faster than this
+            w["mu"] = "1/1000"
+        elif edit == "V_column":    # V e_0 no longer a multiple of e_0
+            p["V"][1][0] = "1/8"
+            c["problem_hash"] = read_problem(roundtrip(c)["problem"]).hash
+        elif edit == "metric_key":  # the plain kind's key: not read by this kind
+            w["metric"] = "identity"
+        return
+    if edit == "steps_short":
+        w["steps"] = w["steps"][:len(w["steps"]) // 2]
+        cl["t_enter"] = str(sum(Fraction(x["h"]) for x in w["steps"]))
+        return
+    _edit(c, edit)
+    del st
+
+
+ROW = ["axis", "rate", "t_enter", "lower", "upper", "P", "ell", "rho_big", "rho_small", "center",
+       "lam", "point", "mu", "beta", "h", "A_column", "B_row", "cov0", "Q", "ell_q", "mu_big",
+       "mu_small", "V_column", "metric_key", "steps_short"]
+
+
+@pytest.mark.parametrize("edit", ROW)
+def test_a_tampered_row_certificate_is_not_verified(edit):
+    c = copy.deepcopy(_cert("growth_axis_row"))
+    _edit_row(c, edit)
+    v = check_certificate(reseal(c))
+    assert v.status in ("not-proved", "invalid"), (edit, v)
+    # the two checks nothing else would catch: the structure, and μ < a
+    if edit == "V_column":
+        assert "column 0 of V" in v.reason, v
+    if edit == "mu_big":
+        assert "mu" in v.reason, v
+
+
+def test_classify_the_row_example_is_rigorous_and_holds():
+    from symgauss.questions.regime.classify import classify
+    r = classify(load_problem(ROOT / "symgauss" / "examples" / "growth_axis_row.json"), digits=15)
+    assert (r.kind, r.level) == ("growth", "rigorous"), r.evidence
+    assert r.certificate_data["kind"] == "growth-axis-row" and claim_holds(r.certificate_data)
+    assert "row k" in r.method

@@ -437,7 +437,7 @@ def _blowup_bound(problem, proposal, tried):
 
 
 def _growth_regime(problem, tried):
-    """growth with a kernel-verified ``growth-axis`` certificate
+    """growth with a kernel-verified ``growth-axis`` or ``growth-axis-row`` certificate
     (:func:`symgauss.questions.regime.growth_axis.find_growth_axis`: an axis the attention never
     sees) or ``growth`` certificate (:func:`symgauss.questions.regime.growth.find_growth`), or
     None (``tried`` says why)."""
@@ -447,10 +447,13 @@ def _growth_regime(problem, tried):
         res = find_growth_axis(problem)
         if res.certificate is not None:
             claim = res.certificate["claim"]
+            row = ("; row k by a log-norm bound (it grows more slowly than Σ_kk)"
+                   if res.certificate["kind"] == "growth-axis-row" else "")
             return Regime("growth", "rigorous", claim["statement"] + " (kernel: VERIFIED)",
                           "validated integration of the other coordinates into a contraction "
-                          "region, Σ_kk by variation of constants (symgauss.questions.regime."
-                          "growth_axis)", rate=claim["rate"], certificate_data=res.certificate)
+                          f"region{row}, Σ_kk by variation of constants (symgauss.questions."
+                          "regime.growth_axis)", rate=claim["rate"],
+                          certificate_data=res.certificate)
         tried.append(f"growth along an axis the attention never sees: {res.why}")
     res = find_growth(problem)
     if res.certificate is None:
