@@ -9,8 +9,9 @@ is compared with the float reference :func:`symgauss.questions.regime.reference.
 * decided: the answer is not ``undecided``;
 * certified: a certificate was written and the kernel VERIFIED it;
 * wrong: a decided answer the reference contradicts (another kind; or a blow-up whose T*
-  enclosure misses the reference T* by more than 1e-6 relative). ``bounded`` contradicts only
-  blow-up and growth; an ``unclear`` reference contradicts nothing;
+  enclosure misses the reference T* by more than 1e-6 relative, or whose T* digits, when no
+  enclosure is proved, miss it by more than one unit of the last digit). ``bounded``
+  contradicts only blow-up and growth; an ``unclear`` reference contradicts nothing;
 * time: wall time of ``classify`` + writing the certificate (the kernel's check is timed
   apart), per problem; the baseline named in the output is the float reference's own time.
 
@@ -53,6 +54,12 @@ def wrong(answer, ref) -> str | None:
         t = ref["t_star"]
         if not lo - 1e-6 * t <= t <= hi + 1e-6 * t:
             return f"T* enclosure [{lo}, {hi}] misses the reference {t}"
+    elif answer["kind"] == "blow-up" and answer.get("t_star") and ref.get("t_star"):
+        shown = answer["t_star"]        # its digits must be right, up to the reference's 1e-6
+        digits = len(shown.replace(".", "").lstrip("0").split("e")[0])
+        t = ref["t_star"]
+        if abs(float(shown) - t) > (10.0 ** (1 - digits) + 1e-6) * t:
+            return f"T* = {shown} ({digits} digits) misses the reference {t}"
     return None
 
 
@@ -71,6 +78,7 @@ def run_one(problem, outdir: str) -> dict:
     return {"kind": r.kind, "level": r.level, "seconds": seconds, "check_seconds": check_seconds,
             "certified": verdict == "verified", "verdict": verdict,
             "enclosure": None if enclosure is None else [str(x) for x in enclosure],
+            "t_star": r.t_star,
             "why": r.evidence[:300], "tried": list(r.tried)}
 
 

@@ -259,15 +259,29 @@ def test_growth_with_an_indefinite_quadratic_part_is_proved():
 
 
 def test_undecided_says_why_and_what_was_tried():
-    # symmetric B, d = 4 (seed-21 ensemble, problem 23): LSODA's speed test calls a blow-up at
-    # t ≈ 1.4105, but the solution lingers near a saddle at infinity (tr Σ ≈ 2.5e7 at t = 1.42)
-    # and the projective system never reaches u → 0: no method here decides it
+    # symmetric B, d = 4 (seed-21 ensemble, problem 23): the solution passes near a saddle at
+    # infinity and lingers there; no method here decides it
     from symgauss.questions.regime.ensemble import ensemble
     _, p = ensemble(24, seed=21)[23]
     r = classify(p, digits=15)
     assert r.kind == "undecided", r
     assert r.evidence and len(r.tried) >= 2
-    assert any("projective system in float64" in t for t in r.tried)
+
+
+def test_the_float_reference_does_not_call_a_saddle_at_infinity_a_blow_up():
+    """Seed-21 problem 23: ‖Σ‖ passes 1e6 fast (LSODA's first estimate T* ≈ 1.4105), but an
+    independent DOP853 run finds Σ(1.42) finite (tr Σ ≈ 2.5e7): the reference, which now goes on
+    to ‖Σ‖ = 1e12 and compares the two estimates, says unclear (the reference is also
+    classify's proposal, so no blow-up is searched for there)."""
+    from scipy.integrate import solve_ivp
+
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.reference import float_field, reference_regime
+    _, p = ensemble(24, seed=21)[23]
+    assert reference_regime(p)["kind"] == "unclear"
+    f, full, y0 = float_field(p)
+    sol = solve_ivp(f, (0, 1.42), y0, method="DOP853", rtol=1e-13, atol=1e-16)
+    assert sol.status == 0 and 1e6 < np.trace(full(sol.y[:, -1])) < 1e9
 
 
 def _float_blowup_time(problem, big=1e9):
@@ -296,12 +310,12 @@ def test_a_blowup_two_float_integrations_agree_on_is_answered_at_level_float(mon
     r = classify(p, digits=15)
     assert (r.kind, r.level, r.enclosure, r.certificate_data) == ("blow-up", "float", None, None)
     digits = len(r.t_star.replace(".", "").lstrip("0"))
-    assert 3 <= digits <= 6
+    assert 4 <= digits <= 6
     t = _float_blowup_time(p)
     assert abs(float(r.t_star) - t) <= 0.5 * 10 ** (1 - digits) * t + 1e-7 * t
     true = projective.projective_float
     monkeypatch.setattr(projective, "projective_float",
-                        lambda q: (lambda t, c, k: (t * (1 + 1e-4), c, k))(*true(q)))
+                        lambda q: (lambda t, c, k: (t * (1 + 3e-5), c, k))(*true(q)))
     r = classify(p, digits=15)
     assert r.kind == "undecided" and any("disagree" in x for x in r.tried), r
 

@@ -378,18 +378,21 @@ def _float_answer(proposal, res, method, tried) -> Regime:
 
 
 #: the float blow-up answer needs the two float times to agree to this relative distance
-FLOAT_AGREE = 1e-6
+FLOAT_AGREE = 1e-5
 
 
 def _float_blowup(problem, proposal, res, tried):
     """blow-up at level float when two float integrations agree on T* — LSODA on svec Σ (the
     proposal) and the projective (desingularised) system in float64, which follows u = 1/tr Σ
-    → 0 through the singularity — to FLOAT_AGREE relative; T* is shown to the digits they agree
-    on (at most 6). None when they do not agree (e.g. a trajectory that lingers near a saddle at
-    infinity fools LSODA's speed test, or the projective run never reaches u → 0)."""
+    → 0 through the singularity — to FLOAT_AGREE relative; T* is shown to one digit fewer than
+    they agree on (at most 6). None when they do not agree (e.g. a trajectory that lingers near
+    a saddle at infinity fools LSODA's speed test, or the projective run never reaches u → 0)."""
     import math
 
+    import mpmath
+
     from symgauss.questions.blowup.projective import projective_float
+    from symgauss.questions.blowup.result import digits_text
     t_ref = proposal.get("t_star")
     t_proj, _, _ = projective_float(problem)
     if t_ref is None or t_proj is None or not t_proj > 0:
@@ -400,13 +403,13 @@ def _float_blowup(problem, proposal, res, tried):
         tried.append(f"projective system in float64: T* ≈ {t_proj:.8g} against LSODA's "
                      f"{t_ref:.8g} (relative distance {rel:.1e}): the float times disagree")
         return None
-    shown = min(6, int(-math.log10(max(rel, 1e-16))))
-    t_star = f"{t_proj:.{shown}g}"
+    shown = min(6, int(-math.log10(max(rel, 1e-16))) - 1)
+    t_star = digits_text(mpmath.mpf(t_proj), shown)
     proved = f"{res.evidence}; " if res.evidence else ""
     return Regime("blow-up", "float", f"{proved}two float integrations agree on a blow-up: "
                   f"LSODA on svec Σ (‖Σ‖ passes 1e6 at relative speed > 1e3) and the projective "
-                  f"system u = 1/tr Σ → 0 in float64, T* ≈ {t_star} ({shown} digits; "
-                  f"relative distance {rel:.1e}) — evidence, not proved",
+                  f"system u = 1/tr Σ → 0 in float64, T* ≈ {t_star} ({shown} digits, one fewer "
+                  f"than they share: relative distance {rel:.1e}) — evidence, not proved",
                   "two float integrations: LSODA on svec Σ and the projective system "
                   "(symgauss.questions.blowup.projective.projective_float)", t_star=t_star,
                   tried=tuple(tried))

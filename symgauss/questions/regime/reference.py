@@ -7,7 +7,9 @@ Sym(d) — the skew part of the d×d extension can be unstable and is never inte
 Rules (float, labelled as such):
 
 * ``blow-up``: ‖Σ‖ passes 1e6 while the relative speed ‖F(Σ)‖/‖Σ‖ exceeds 1e3 (a finite-time
-  singularity: ‖F‖/‖Σ‖ ~ 1/(T* − t)); ``t_star`` is that time plus 1/speed.
+  singularity: ‖F‖/‖Σ‖ ~ 1/(T* − t)), and going on to ‖Σ‖ = 1e12 gives the same time plus
+  1/speed to 1e-4 relative (``t_star``, the later estimate); else ``unclear`` (a trajectory can
+  pass near a saddle at infinity, fast, and linger there).
 * ``growth``: ‖Σ‖ passes 1e6 at a moderate relative speed (exponential growth), or keeps
   growing at a steady exponential rate until the end.
 * ``decay`` / ``singular-limit`` / ``stable-equilibrium``: ‖F(Σ)‖ < 1e-9·max(1, ‖Σ‖) at the end;
@@ -74,8 +76,7 @@ def reference_regime(problem, t_max: float = 400.0) -> dict:
         if sol.status == 1:
             speed = np.linalg.norm(field(S)) / nS
             if speed > 1e3:   # ‖Σ‖ ~ K/(T* − t): the relative speed is 1/(T* − t)
-                return {"kind": "blow-up", "t_star": float(sol.t[-1]) + 1 / speed,
-                        "limit": None}
+                return _confirmed(f, full, sol.t[-1], y, sol.t[-1] + 1 / speed)
             return {"kind": "growth", "t_star": None, "limit": None}
         if not sol.success:
             return {"kind": "unclear", "t_star": None, "limit": None}
@@ -93,3 +94,29 @@ def reference_regime(problem, t_max: float = 400.0) -> dict:
     if len(history) > 3 and all(b > 2 * a for a, b in zip(history[-4:], history[-3:])):
         return {"kind": "growth", "t_star": None, "limit": None}
     return {"kind": "unclear", "t_star": None, "limit": None}
+
+
+def _confirmed(f, full, t, y, t_star) -> dict:
+    """The blow-up seen at ‖Σ‖ = 1e6, confirmed by going on to ‖Σ‖ = 1e12: both estimates
+    t + 1/speed must agree to 1e-4 relative (the later, more accurate one is kept); a trajectory
+    that only passes near a saddle at infinity and lingers there (it reaches 1e12 much later, or
+    not within T* + 1) is ``unclear`` instead. If LSODA itself fails on the way, the first
+    estimate stands, as before."""
+    import numpy as np
+    from scipy.integrate import solve_ivp
+
+    def huge(_t, z):
+        return np.max(np.abs(z)) - 1e12
+    huge.terminal = True
+    sol = solve_ivp(f, (t, t_star + 1.0), y, method="LSODA", rtol=1e-10, atol=1e-14,
+                    events=huge)
+    unclear = {"kind": "unclear", "t_star": None, "limit": None}
+    if sol.status == -1:
+        return {"kind": "blow-up", "t_star": float(t_star), "limit": None}
+    if sol.status != 1:
+        return unclear
+    z = sol.y[:, -1]
+    t2 = float(sol.t[-1]) + np.linalg.norm(full(z)) / np.linalg.norm(full(f(0, z)))
+    if abs(t2 - t_star) > 1e-4 * abs(t2):
+        return unclear
+    return {"kind": "blow-up", "t_star": t2, "limit": None}
