@@ -8,7 +8,10 @@ polishes it to a rational centre c; P solves a Lyapunov equation of DG(c) and th
 {‖y − c‖_P² ≤ ρ} is grown while the kernel's own region check accepts it
 (:func:`symgauss.questions.regime.basin.contraction_region`); validated steps of y' = G(y) run
 until y is inside it; the kernel carries s along the steps and bounds the forcing f on the region.
-The finished certificate is checked by :func:`symgauss.kernel.checker.check` before it is used.
+When y does not settle because row k grows too (more slowly), and V_h e_k = v_h·e_k as well,
+:func:`_find_row` builds a ``growth-axis-row`` certificate: the entries outside row k settle (the
+reduced problem), row k is bounded by a log-norm μ < a. The finished certificate is checked by
+:func:`symgauss.kernel.checker.check` before it is used.
 """
 from __future__ import annotations
 
