@@ -407,7 +407,8 @@ def _float_blowup(problem, proposal, res, tried):
     t_star = digits_text(mpmath.mpf(t_proj), shown)
     proved = f"{res.evidence}; " if res.evidence else ""
     return Regime("blow-up", "float", f"{proved}two float integrations agree on a blow-up: "
-                  f"LSODA on svec Σ (‖Σ‖ passes 1e6 at relative speed > 1e3) and the projective "
+                  f"LSODA on svec Σ (‖Σ‖ passes 1e6 and 1e12 at relative speeds ~ 1/(T* − t)) "
+                  f"and the projective "
                   f"system u = 1/tr Σ → 0 in float64, T* ≈ {t_star} ({shown} digits, one fewer "
                   f"than they share: relative distance {rel:.1e}) — evidence, not proved",
                   "two float integrations: LSODA on svec Σ and the projective system "
