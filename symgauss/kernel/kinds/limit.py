@@ -46,7 +46,7 @@ from symgauss.kernel.read import matrix, rational, short_text
 from symgauss.kernel.schema import Field, Schema, choice, integer, nonnegative, positive, raw, sym
 from symgauss.kernel.verdict import Invalid, NotProved
 
-MAX_D, MAX_STEPS, MAX_ORDER, MIN_PREC, MAX_PREC, MAX_SWITCHES = 5, 1000, 30, 64, 512, 64
+MAX_D, MAX_STEPS, MAX_ORDER, MIN_PREC, MAX_PREC, MAX_SWITCHES = 5, 2000, 30, 64, 512, 64
 REGIMES = ("stable-equilibrium", "decay", "singular-limit")
 SCHEMAS = {"limit": Schema(
     {"regime": Field(choice(*REGIMES)), "center": Field(sym("d")), "radius": Field(nonnegative),
