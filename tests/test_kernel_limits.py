@@ -108,6 +108,17 @@ def _robust_full_box(d):
                 {"box": box, "global_rate": "1/2"}, {"Z": txt(Z)}, "exact")
 
 
+def _decay_points(d, steps):
+    """svec of Σ(t) = e^{−2t}·I at t = k/steps, k = 1…steps, to 17 digits."""
+    pts = []
+    with flint.ctx.workprec(200):
+        for k in range(1, steps + 1):
+            x = (-2 * flint.arb(flint.fmpq(k, steps))).exp()
+            pts.append([f"{float(x):.17e}" if i == j else "0" for i in range(d)
+                        for j in range(i, d)])
+    return pts
+
+
 def _limit_all_steps_pass(d, heads):
     """Kind limit at the work limit: d = 5, 8 heads, order 30, 512 bits, every step passing
     (A = −I and random non-zero heads of size 10⁻⁶, so that every ball product is a full one:
@@ -116,12 +127,7 @@ def _limit_all_steps_pass(d, heads):
     n, order, prec = d * (d + 1) // 2, limit.MAX_ORDER, limit.MAX_PREC
     steps = MAX_STEP_WORK // (order * order * (heads + 1) * (prec // 128))
     h = Fraction(1, steps)
-    pts = []
-    with flint.ctx.workprec(200):
-        for k in range(1, steps + 1):
-            x = (-2 * flint.arb(flint.fmpq(k, steps))).exp()
-            pts.append([f"{float(x):.17e}" if i == j else "0" for i in range(d)
-                        for j in range(i, d)])
+    pts = _decay_points(d, steps)
     zero = [["0"] * d for _ in range(d)]
 
     def small(scale):
@@ -141,12 +147,7 @@ def _limit_many_cheap_steps(d, heads, order, prec):
     with the fixed costs of a step at d (a-priori tube, Jacobian, slopes): the decay of
     :func:`_limit_all_steps_pass` in steps of 1/MAX_STEPS."""
     n, steps = d * (d + 1) // 2, limit.MAX_STEPS
-    pts = []
-    with flint.ctx.workprec(200):
-        for k in range(1, steps + 1):
-            x = (-2 * flint.arb(flint.fmpq(k, steps))).exp()
-            pts.append([f"{float(x):.17e}" if i == j else "0" for i in range(d)
-                        for j in range(i, d)])
+    pts = _decay_points(d, steps)
     problem = {"cov0": txt(eye(d)), "A": txt(eye(d) * -1),
                "heads": [{"V": txt(flint.fmpq_mat(d, d, [rat(3) / 10 ** 6 for _ in range(d * d)])),
                           "B": txt(flint.fmpq_mat(d, d, [rat(3) for _ in range(d * d)]))}
