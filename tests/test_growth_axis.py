@@ -335,3 +335,16 @@ def test_classify_the_row_example_is_rigorous_and_holds():
     assert (r.kind, r.level) == ("growth", "rigorous"), r.evidence
     assert r.certificate_data["kind"] == "growth-axis-row" and claim_holds(r.certificate_data)
     assert "row k" in r.method
+
+
+def test_a_violent_transient_is_followed_by_well_conditioned_local_metrics():
+    """Seed-4 growth-18-d3 (growth along e_0): along the way DF's log-norm in ‖·‖₂ is far above
+    its spectral abscissa. The local metrics the steps change to are the least-conditioned
+    ones with a margin of 0.3 (an SDP); with the −I Lyapunov metrics the steps stalled at
+    t ≈ 9.6 ("no step could be validated") and the answer was growth at level float."""
+    from symgauss.questions.regime.classify import classify
+    from symgauss.questions.regime.ensemble import ensemble
+    _, p = ensemble(19, seed=4)[18]
+    r = classify(p, digits=15)
+    assert (r.kind, r.level) == ("growth", "rigorous"), r.tried
+    assert r.certificate_data["witness"].get("metrics") and claim_holds(r.certificate_data)

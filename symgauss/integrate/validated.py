@@ -20,6 +20,7 @@ weighted norm ‖x‖_P — wrapping-free, since every step restarts from a poin
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import flint
@@ -159,9 +160,35 @@ def _floats(M):
     return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
 
 
+def conditioned_lyapunov(L, gamma):
+    """P ≻ 0 with (L + γI)ᵀP + P(L + γI) ⪯ 0 and the least condition number (an SDP: I ⪯ P ⪯ tI,
+    minimise t; cvxpy + Clarabel), scaled to λmax = 1; or None if the solver fails. An
+    ill-conditioned metric widens every box the kernel bounds DF on: the Lyapunov solution with
+    right-hand side −I can be 10–1000× worse conditioned."""
+    import cvxpy as cp
+    import numpy as np
+    n = L.shape[0]
+    P, t = cp.Variable((n, n), symmetric=True), cp.Variable()
+    M = L + gamma * np.eye(n)
+    problem = cp.Problem(cp.Minimize(t), [P >> np.eye(n), P << t * np.eye(n),
+                                          M.T @ P + P @ M << 0])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # an inaccurate solution is refused below
+            problem.solve(solver="CLARABEL")
+    except cp.error.SolverError:
+        return None
+    if problem.status != "optimal" or P.value is None:
+        return None
+    Pf = (P.value + P.value.T) / 2
+    return Pf / float(np.linalg.eigvalsh(Pf)[-1])
+
+
 def local_metric(J, P_from):
     """(P, ell, κ, μ): a metric in which the midpoint of the ball matrix J = DF(c) has log-norm
-    μ = α + ε (α its spectral abscissa; P from (J − μI)ᵀP + P(J − μI) = −I), scaled so that
+    μ = α + ε (α its spectral abscissa; P the least-conditioned solution of (J − μI)ᵀP +
+    P(J − μI) ⪯ 0 with ε = max(0.3, |α|/4), :func:`conditioned_lyapunov`, or else the solution of
+    (J − μI)ᵀP + P(J − μI) = −I with ε = max(0.05, |α|/4)), scaled so that
     ‖x‖_P ≤ ‖x‖_{P_from} up to the proved κ ≈ 1; or None (no exact κ, or P not ≻ ell·I)."""
     import numpy as np
     from scipy.linalg import eigh, solve_continuous_lyapunov
@@ -172,9 +199,14 @@ def local_metric(J, P_from):
     if not np.all(np.isfinite(Jm)):
         return None
     alpha = float(max(np.linalg.eigvals(Jm).real))
-    mu = alpha + max(0.05, 0.25 * abs(alpha))
-    Pf = solve_continuous_lyapunov((Jm - mu * np.eye(n)).T, -np.eye(n))
-    Pf = (Pf + Pf.T) / 2
+    # the least-conditioned metric with some margin: an ill-conditioned one makes μ on the next
+    # steps' boxes sensitive to how DF changes along them; else the −I Lyapunov solution
+    mu = alpha + max(0.3, 0.25 * abs(alpha))
+    Pf = conditioned_lyapunov(Jm, -mu)
+    if Pf is None:
+        mu = alpha + max(0.05, 0.25 * abs(alpha))
+        Pf = solve_continuous_lyapunov((Jm - mu * np.eye(n)).T, -np.eye(n))
+        Pf = (Pf + Pf.T) / 2
     try:
         Pf = Pf / float(eigh(Pf, _floats(P_from), eigvals_only=True)[-1])
     except np.linalg.LinAlgError:

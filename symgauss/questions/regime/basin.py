@@ -19,7 +19,6 @@ is checked again by :func:`symgauss.kernel.checker.check` before anyone is told 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import flint
@@ -97,38 +96,14 @@ def _lyapunov(L, gamma):
     return (P + P.T) / 2
 
 
-def conditioned_lyapunov(L, gamma):
-    """P ≻ 0 with (L + γI)ᵀP + P(L + γI) ⪯ 0 and the least condition number (an SDP: I ⪯ P ⪯ tI,
-    minimise t; cvxpy + Clarabel), scaled to λmax = 1; or None if the solver fails. An
-    ill-conditioned metric widens every box the kernel bounds DF on: the Lyapunov solution with
-    right-hand side −I can be 10–1000× worse conditioned."""
-    import cvxpy as cp
-    import numpy as np
-    n = L.shape[0]
-    P, t = cp.Variable((n, n), symmetric=True), cp.Variable()
-    M = L + gamma * np.eye(n)
-    problem = cp.Problem(cp.Minimize(t), [P >> np.eye(n), P << t * np.eye(n),
-                                          M.T @ P + P @ M << 0])
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")     # an inaccurate solution is refused below
-            problem.solve(solver="CLARABEL")
-    except cp.error.SolverError:
-        return None
-    if problem.status != "optimal" or P.value is None:
-        return None
-    Pf = (P.value + P.value.T) / 2
-    return Pf / float(np.linalg.eigvalsh(Pf)[-1])
-
-
 def contraction_region(flow, c: list, prec: int = 128):
     """(P, ell, rho, rate) of a region {‖x − c‖_P² ≤ ρ} that the kernel's
     :func:`symgauss.kernel.kinds.limit.check_region` accepts, or a string saying why none.
 
     L = DF(c): with α = −max Re λ(L) > 0 and γ = α/2, P is the least-conditioned solution of
-    (L + 1.05γI)ᵀP + P(L + 1.05γI) ⪯ 0 (:func:`conditioned_lyapunov`), else the solution of
-    (L + γI)ᵀP + P(L + γI) = −I, so −(LᵀP + PL) − 2λP ≻ 0 at c for λ < γ; ρ is scanned down by
-    factors of 4."""
+    (L + 1.05γI)ᵀP + P(L + 1.05γI) ⪯ 0 (:func:`symgauss.integrate.validated.conditioned_lyapunov`),
+    else the solution of (L + γI)ᵀP + P(L + γI) = −I, so −(LᵀP + PL) − 2λP ≻ 0 at c for
+    λ < γ; ρ is scanned down by factors of 4."""
     import numpy as np
     n = len(c)
     with flint.ctx.workprec(prec):
@@ -140,6 +115,7 @@ def contraction_region(flow, c: list, prec: int = 128):
         return (f"the linearisation at the limit is not proved stable (max Re λ ≈ {-alpha:.3g}): "
                 "no contraction region")
     gamma = alpha / 2
+    from symgauss.integrate.validated import conditioned_lyapunov
     for Pf in (conditioned_lyapunov(L, gamma * 1.05), _lyapunov(L, gamma)):
         if Pf is None:
             continue
