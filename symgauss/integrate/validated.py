@@ -160,6 +160,15 @@ def _floats(M):
     return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
 
 
+def lyapunov(L, gamma):
+    """The solution P of (L + γI)ᵀP + P(L + γI) = −I (floats, symmetrised)."""
+    import numpy as np
+    from scipy.linalg import solve_continuous_lyapunov
+    n = L.shape[0]
+    P = solve_continuous_lyapunov((L + gamma * np.eye(n)).T, -np.eye(n))
+    return (P + P.T) / 2
+
+
 def conditioned_lyapunov(L, gamma):
     """P ≻ 0 with (L + γI)ᵀP + P(L + γI) ⪯ 0 and the least condition number (an SDP: I ⪯ P ⪯ tI,
     minimise t; cvxpy + Clarabel), scaled to λmax = 1; or None if the solver fails. An
@@ -191,7 +200,7 @@ def local_metric(J, P_from):
     (J − μI)ᵀP + P(J − μI) = −I with ε = max(0.05, |α|/4)), scaled so that
     ‖x‖_P ≤ ‖x‖_{P_from} up to the proved κ ≈ 1; or None (no exact κ, or P not ≻ ell·I)."""
     import numpy as np
-    from scipy.linalg import eigh, solve_continuous_lyapunov
+    from scipy.linalg import eigh
 
     from symgauss.kernel.exact import eye, positive_definite
     n = J.nrows()
@@ -205,8 +214,7 @@ def local_metric(J, P_from):
     Pf = conditioned_lyapunov(Jm, -mu)
     if Pf is None:
         mu = alpha + max(0.05, 0.25 * abs(alpha))
-        Pf = solve_continuous_lyapunov((Jm - mu * np.eye(n)).T, -np.eye(n))
-        Pf = (Pf + Pf.T) / 2
+        Pf = lyapunov(Jm, -mu)
     try:
         Pf = Pf / float(eigh(Pf, _floats(P_from), eigvals_only=True)[-1])
     except np.linalg.LinAlgError:

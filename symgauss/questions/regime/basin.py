@@ -88,14 +88,6 @@ def newton_center(params, S, d: int, prec: int = 200):
     return newton(flow, [_q(float(S[i][j]), 15) for i in range(d) for j in range(i, d)], prec)
 
 
-def _lyapunov(L, gamma):
-    import numpy as np
-    from scipy.linalg import solve_continuous_lyapunov
-    n = L.shape[0]
-    P = solve_continuous_lyapunov((L + gamma * np.eye(n)).T, -np.eye(n))
-    return (P + P.T) / 2
-
-
 def contraction_region(flow, c: list, prec: int = 128):
     """(P, ell, rho, rate) of a region {‖x − c‖_P² ≤ ρ} that the kernel's
     :func:`symgauss.kernel.kinds.limit.check_region` accepts, or a string saying why none.
@@ -115,8 +107,8 @@ def contraction_region(flow, c: list, prec: int = 128):
         return (f"the linearisation at the limit is not proved stable (max Re λ ≈ {-alpha:.3g}): "
                 "no contraction region")
     gamma = alpha / 2
-    from symgauss.integrate.validated import conditioned_lyapunov
-    for Pf in (conditioned_lyapunov(L, gamma * 1.05), _lyapunov(L, gamma)):
+    from symgauss.integrate.validated import conditioned_lyapunov, lyapunov
+    for Pf in (conditioned_lyapunov(L, gamma * 1.05), lyapunov(L, gamma)):
         if Pf is None:
             continue
         found = _region(flow, c, Pf / np.max(np.abs(Pf)), gamma, F_C, prec)

@@ -65,9 +65,8 @@ def find_growth(problem) -> BlowupBound:
     """A kernel-verified ``growth`` certificate, or why none was found (``BlowupBound`` carries
     the certificate and the reason; its enclosure is unused)."""
     import numpy as np
-    from scipy.linalg import solve_continuous_lyapunov
 
-    from symgauss.integrate.validated import integrate
+    from symgauss.integrate.validated import integrate, lyapunov
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow
@@ -117,8 +116,8 @@ def find_growth(problem) -> BlowupBound:
         Pf = np.eye(2)      # N contracts in ‖·‖₂ at half its spectral rate or better
     else:
         gamma = -max(lam.real) / 2
-        Pf = solve_continuous_lyapunov((N + gamma * np.eye(2)).T, -np.eye(2))
-        Pf = (Pf + Pf.T) / 2 / np.max(np.abs(Pf))
+        Pf = lyapunov(N, gamma)
+        Pf = Pf / np.max(np.abs(Pf))
     P = flint.fmpq_mat(2, 2, [flint.fmpq(round(Pf[max(i, j), min(i, j)] * 10 ** 12), 10 ** 12)
                               for i in range(2) for j in range(2)])
     found = None

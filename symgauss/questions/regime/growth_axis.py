@@ -199,11 +199,12 @@ def _row_certificate(problem, ep, k, run, region, cut, ax, iz, ir, prec) -> Blow
     in their region: Q and μ for row k (μ scanned from its rate at the limit towards a)."""
     import numpy as np
 
+    from symgauss.integrate.validated import lyapunov
     from symgauss.kernel.flow import pairs
     from symgauss.kernel.kinds.growth_axis import SCHEMAS, enclose_row
     from symgauss.kernel.read import short_text
     from symgauss.kernel.schema import Context, read_section
-    from symgauss.questions.regime.basin import _down, _lyapunov, _q, _up
+    from symgauss.questions.regime.basin import _down, _q, _up
     P, ell, rho, c, lam = region
     p, d = ep.params, problem.d
     a = float(p.A[k, k])
@@ -226,7 +227,7 @@ def _row_certificate(problem, ep, k, run, region, cut, ax, iz, ir, prec) -> Blow
         mu = _up(max(top, 0.0) + (a - max(top, 0.0)) * frac)
         if not float(mu) < a:
             continue
-        Qf = _lyapunov(M, -(max(top, 0.0) + float(mu)) / 2)
+        Qf = lyapunov(M, -(max(top, 0.0) + float(mu)) / 2)
         Qf = Qf / np.max(np.abs(Qf))
         q = d - 1
         Q = flint.fmpq_mat(q, q, [_q(Qf[max(i, j), min(i, j)], 10) for i in range(q)

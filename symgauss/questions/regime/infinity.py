@@ -71,9 +71,8 @@ def direction(problem, t_star: float):
 def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     """A kernel-verified ``blowup-infinity`` certificate, or why none was found."""
     import numpy as np
-    from scipy.linalg import solve_continuous_lyapunov
 
-    from symgauss.integrate.validated import integrate
+    from symgauss.integrate.validated import integrate, lyapunov
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow, pairs, spreads, sym_of, upper
@@ -120,8 +119,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         return BlowupBound(None, f"the equilibrium at infinity is not proved attracting "
                            f"(max Re λ ≈ {-alpha:.3g})")
     slab = _slab(flow, Jf, ys)
-    Pf = solve_continuous_lyapunov((Jf + alpha / 2 * np.eye(n + 1)).T, -np.eye(n + 1))
-    Pf = (Pf + Pf.T) / 2
+    Pf = lyapunov(Jf, alpha / 2)
     Pf = Pf / np.max(np.abs(Pf))
     P = flint.fmpq_mat(n + 1, n + 1, [_q(Pf[max(i, j), min(i, j)], 10) for i in range(n + 1)
                                       for j in range(n + 1)])
@@ -236,8 +234,8 @@ def _slab(flow, Jf, ys):
     of J_Y on the trace-0 directions shifted by half its rate; ρ is scanned down until the slab
     holds."""
     import numpy as np
-    from scipy.linalg import solve_continuous_lyapunov
 
+    from symgauss.integrate.validated import lyapunov
     from symgauss.kernel.flow import pairs, svec_of
     from symgauss.kernel.kinds.blowup_infinity import Compact, trace
     from symgauss.kernel.kinds.blowup_slab import slab_region, traceless_basis
@@ -286,8 +284,7 @@ def _slab(flow, Jf, ys):
     c2 = -np.linalg.lstsq(JY + 2 * gstar * np.eye(n), s_coef[2] + g_coef[1] * c1f,
                           rcond=None)[0]
     manifold = [c1, traceless(c2)] if np.all(np.isfinite(c2)) else [c1]
-    Pw = solve_continuous_lyapunov((JT + alpha / 2 * np.eye(n - 1)).T, -np.eye(n - 1))
-    Pw = (Pw + Pw.T) / 2
+    Pw = lyapunov(JT, alpha / 2)
     v = np.zeros(n)
     v[diag] = 1
     Pf = N.T @ Pw @ N + np.outer(v, v) * np.max(np.abs(Pw))    # MᵀPM = Pw
