@@ -198,22 +198,29 @@ def enclose(k, t_enter, witness, problem) -> tuple:
     ax = Axis(Flow(p), k)
     F_c = flint.arb_mat(n - 1, 1, ax.coords(ax.field(ax.box(c))))
     region = check_region(ax, P, ell, rho, c, lam, F_c)
-    two_a, s = flint.arb(2 * a), [flint.arb(problem.cov0[k, k])]
+    s, end, r_end = carried(ax, k, problem, steps, witness, P, ell)
+    gap = [flint.arb(x) - flint.arb(y) for x, y in zip(end, c)]
+    if not p_norm(flint.arb_mat(P), gap) + r_end < flint.arb(rho).sqrt():
+        raise NotProved(f"the enclosure at t = {short_text(t_enter)} (radius "
+                        f"{float(r_end.mid()):.3g} in ‖·‖_P) is not proved inside the region")
+    rest = sum((region[i, i] for i in range(problem.d) if i != k), flint.arb(0))
+    return s, abs(ax.field(region)[k, k]) / flint.arb(2 * a), rest
+
+
+def carried(ax, k, problem, steps, witness, P, ell) -> tuple:
+    """(s(T), c_N, r_N): the steps of y' = G(y) from cov0 (metric P, ``metrics`` as read by
+    :func:`limit.steps_in_region_metric`), with s = Σ_kk carried along their a-priori boxes Bx:
+    s(t + h) ∈ e^{2ah}s(t) + f(Bx)·(e^{2ah} − 1)/(2a) (check 3 of the module docstring)."""
+    two_a, s = flint.arb(2 * problem.params.A[k, k]), [flint.arb(problem.cov0[k, k])]
 
     def visit(H, box):
         e = (two_a * H).exp()
         s[0] = e * s[0] + ax.field(box)[k, k] * (e - 1) / two_a
 
-    Pa = flint.arb_mat(P)
     y0 = svec(problem.cov0)
     del y0[ax.skip]
-    end, r_end = steps_in_region_metric(ax, P, ell, y0, steps, witness, n - 1, visit)
-    gap = [flint.arb(x) - flint.arb(y) for x, y in zip(end, c)]
-    if not p_norm(Pa, gap) + r_end < flint.arb(rho).sqrt():
-        raise NotProved(f"the enclosure at t = {short_text(t_enter)} (radius "
-                        f"{float(r_end.mid()):.3g} in ‖·‖_P) is not proved inside the region")
-    rest = sum((region[i, i] for i in range(problem.d) if i != k), flint.arb(0))
-    return s[0], abs(ax.field(region)[k, k]) / two_a, rest
+    end, r_end = steps_in_region_metric(ax, P, ell, y0, steps, witness, len(y0), visit)
+    return s[0], end, r_end
 
 
 class Without:
@@ -241,15 +248,8 @@ def enclose_row(k, t_enter, witness, problem) -> tuple:
     c = [c[i, 0] for i in range(m)]
     region = check_region(red, P, ell, rho, c, lam,
                           flint.arb_mat(m, 1, red.coords(red.field(red.box(c)))))
-    ax, s = Axis(Flow(p), k), [flint.arb(problem.cov0[k, k])]
-
-    def visit(H, box):
-        e = (two_a * H).exp()
-        s[0] = e * s[0] + ax.field(box)[k, k] * (e - 1) / two_a
-
-    y0 = svec(problem.cov0)
-    del y0[ax.skip]
-    end, r_end = steps_in_region_metric(ax, eye(n - 1), 1, y0, steps, witness, n - 1, visit)
+    ax = Axis(Flow(p), k)
+    s, end, r_end = carried(ax, k, problem, steps, witness, eye(n - 1), 1)
     ys = [pq for pq in pairs(d) if pq != (k, k)]
     iz = [ys.index((cut.keep[i], cut.keep[j])) for i, j in pairs(d - 1)]
     ir = [ys.index((min(i, k), max(i, k))) for i in cut.keep]
@@ -292,4 +292,4 @@ def enclose_row(k, t_enter, witness, problem) -> tuple:
     phi2 = upper(sum((x * x for row in F2 for x in row), flint.arb(0))).sqrt() / flint.arb(ell_q)
     mu_b = flint.arb(mu)
     bound = abs(f0) / two_a + phi1 * C / (two_a - mu_b) + phi2 * C * C / (two_a - 2 * mu_b)
-    return s[0], bound, sum((region[i, i] for i in range(d - 1)), flint.arb(0))
+    return s, bound, sum((region[i, i] for i in range(d - 1)), flint.arb(0))
