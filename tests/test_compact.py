@@ -194,9 +194,47 @@ def test_a_general_v_blowup_of_the_ensemble_holds_the_high_precision_time():
     assert lo < Fraction(str(t)) <= hi and hi - lo < Fraction(1, 10 ** 6)
 
 
+def _tampered_changes(c, key, n_steps):
+    """(edit, verdict) for each field of the first change of metric under witness[key]."""
+    out = []
+    for edit in ("kappa", "P", "at", "ell"):
+        bad = copy.deepcopy(c)
+        m = bad["witness"][key][0]
+        if edit == "kappa":
+            m["kappa"] = str(Fraction(m["kappa"]) / 2)
+        elif edit == "P":
+            m["P"][0][0] = str(Fraction(m["P"][0][0]) * 5)
+        elif edit == "at":
+            m["at"] = n_steps + 1
+        else:
+            m["ell"] = "1000"
+        out.append((edit, check_certificate(reseal(bad))))
+    return out
+
+
+@pytest.mark.slow
+def test_a_slow_equilibrium_at_infinity_is_reached():
+    """seed-4 two-heads-42-d3: the equilibrium at infinity is slow (spectral abscissa −0.18);
+    with the first region the search found (the rate closest to γ that succeeded) the
+    compactified steps used up the work budget before entering it. With the largest region over
+    the rates and metrics tried: certified, and the enclosure holds the projective T* (30
+    digits, an independent method)."""
+    from symgauss.questions.blowup.projective import projective_t_star
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.infinity import find_blowup_at_infinity
+    p = next(q for _, q in ensemble(48, 4) if q.name == "two-heads-42-d3")
+    t, _ = projective_t_star(p, 30)
+    res = find_blowup_at_infinity(p, float(t))
+    assert res.certificate is not None, res.why
+    assert check_certificate(res.certificate).status == "verified"
+    lo, hi = (Fraction(x) for x in res.enclosure)
+    assert lo < Fraction(str(t)) <= hi and hi - lo < Fraction(1, 10 ** 4)
+
+
 def test_compactified_steps_that_change_metric_verify_and_tampered_changes_do_not():
-    """same-sign-37-d2 of the seed-13 ensemble: the search changes metric once along the
-    compactified steps; the enclosure holds the projective T*; a change tampered is refused."""
+    """same-sign-37-d2 of the seed-13 ensemble: a change of metric along the compactified steps
+    (to compact_P itself, κ = 1.001: it must be read, and it only widens the radius) verifies;
+    the enclosure holds the projective T*; each field of it tampered is refused."""
     from symgauss import Problem
     from symgauss.questions.blowup.projective import projective_t_star
     from symgauss.questions.regime.infinity import find_blowup_at_infinity
@@ -205,21 +243,28 @@ def test_compactified_steps_that_change_metric_verify_and_tampered_changes_do_no
     t, _ = projective_t_star(p, 30)
     res = find_blowup_at_infinity(p, float(t))
     assert res.certificate is not None, res.why
-    c = res.certificate
-    assert c["witness"].get("compact_metrics"), "the search changed metric along the steps"
+    c = copy.deepcopy(res.certificate)
+    w = c["witness"]
+    n = len(w["compact_steps"])
+    w["compact_metrics"] = [{"at": n // 2, "P": w["compact_P"], "ell": w["compact_ell"],
+                             "kappa": "1001/1000"}] + w.get("compact_metrics", [])
+    c = reseal(c)
     assert check_certificate(c).status == "verified"
     lo, hi = (Fraction(x) for x in res.enclosure)
     assert lo < Fraction(str(t)) <= hi
-    for edit in ("kappa", "P", "at", "ell"):
-        bad = copy.deepcopy(c)
-        m = bad["witness"]["compact_metrics"][0]
-        if edit == "kappa":
-            m["kappa"] = str(Fraction(m["kappa"]) / 2)
-        elif edit == "P":
-            m["P"][0][0] = str(Fraction(m["P"][0][0]) * 5)
-        elif edit == "at":
-            m["at"] = len(bad["witness"]["compact_steps"]) + 1
-        else:
-            m["ell"] = "1000"
-        v = check_certificate(reseal(bad))
+    for edit, v in _tampered_changes(c, "compact_metrics", n):
         assert v.status in ("not-proved", "invalid"), (edit, v)
+
+
+def test_steps_of_eq_1_1_that_change_metric_verify_and_tampered_changes_do_not():
+    """certificates/blowup_infinity_general.json: the steps of eq. 1.1 before the compactified
+    ones change metric (key ``metrics``); each field of a change tampered, or the changes
+    dropped (the steps' log-norm bounds are for the changed metrics), is refused."""
+    c = json.loads((ROOT / "certificates" / "blowup_infinity_general.json").read_text())
+    assert c["witness"].get("metrics"), "the search changed metric along the steps of eq. 1.1"
+    assert check_certificate(c).status == "verified"
+    for edit, v in _tampered_changes(c, "metrics", len(c["witness"]["steps"])):
+        assert v.status in ("not-proved", "invalid"), (edit, v)
+    bad = copy.deepcopy(c)
+    del bad["witness"]["metrics"]
+    assert check_certificate(reseal(bad)).status == "not-proved"

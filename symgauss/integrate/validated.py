@@ -123,7 +123,7 @@ def _mu_guess(P_np, J) -> tuple:
     import numpy as np
     from scipy.linalg import eigh
     n = J.nrows()
-    Jm = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
+    Jm = _floats_mid(J)
     Jr = np.array([[float(J[i, j].rad()) for j in range(n)] for i in range(n)])
     S = (Jm.T @ P_np + P_np @ Jm) / 2
     mu = float(eigh(S, P_np, eigvals_only=True)[-1])
@@ -193,25 +193,26 @@ def conditioned_lyapunov(L, gamma):
     return Pf / float(np.linalg.eigvalsh(Pf)[-1])
 
 
-def local_metric(J, P_from):
+def local_metric(J, P_from, conditioned: bool = True):
     """(P, ell, κ, μ): a metric in which the midpoint of the ball matrix J = DF(c) has log-norm
     μ = α + ε (α its spectral abscissa; P the least-conditioned solution of (J − μI)ᵀP +
     P(J − μI) ⪯ 0 with ε = max(0.3, |α|/4), :func:`conditioned_lyapunov`, or else the solution of
     (J − μI)ᵀP + P(J − μI) = −I with ε = max(0.05, |α|/4)), scaled so that
-    ‖x‖_P ≤ ‖x‖_{P_from} up to the proved κ ≈ 1; or None (no exact κ, or P not ≻ ell·I)."""
+    ‖x‖_P ≤ ‖x‖_{P_from} up to the proved κ ≈ 1; or None (no exact κ, or P not ≻ ell·I).
+    ``conditioned=False``: the −I solution only."""
     import numpy as np
     from scipy.linalg import eigh
 
     from symgauss.kernel.exact import eye, positive_definite
     n = J.nrows()
-    Jm = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
+    Jm = _floats_mid(J)
     if not np.all(np.isfinite(Jm)):
         return None
     alpha = float(max(np.linalg.eigvals(Jm).real))
     # the least-conditioned metric with some margin: an ill-conditioned one makes μ on the next
     # steps' boxes sensitive to how DF changes along them; else the −I Lyapunov solution
     mu = alpha + max(0.3, 0.25 * abs(alpha))
-    Pf = conditioned_lyapunov(Jm, -mu)
+    Pf = conditioned_lyapunov(Jm, -mu) if conditioned else None
     if Pf is None:
         mu = alpha + max(0.05, 0.25 * abs(alpha))
         Pf = lyapunov(Jm, -mu)
@@ -278,9 +279,10 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
     the five methods of :class:`~symgauss.kernel.flow.Flow` (default eq. 1.1 for ``params``);
     ``radius``: the start is only known within this ‖·‖_P-distance of ``start``; ``digits``:
     significant digits of the points (with ``prec`` bits, their rounding is the local error).
-    ``adapt`` k > 0: every k steps, change to a metric that follows the solution
-    (:func:`local_metric` at the current point) when the log-norm gained over the next k steps
-    outweighs the cost of the change (½ ln of the condition number between the two metrics);
+    ``adapt`` k > 0: every k steps, change to a metric that follows the solution (local
+    metrics at the current point, or back to P; :func:`_switch`) when the log-norm gained over
+    the time DF takes to change outweighs the cost of the change (½ ln of the condition number
+    between the two metrics);
     ``stop`` then sees the radius converted back to ‖·‖_P (a float factor: the run ends with an
     exact change back to P), unless ``on_metric`` is given: it is called with (P', ell') at each
     change, ``stop`` sees the radius in the current metric, and the run ends in it; at most
@@ -293,7 +295,7 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
         flow, Pa = flow or Flow(params), flint.arb_mat(P)
         c, r, spread, slope = list(start), flint.arb(0) if radius is None else upper(radius), \
             spreads(Pa, ell), slopes(flow, Pa)
-        cur, switches, back, ell0 = P, [], flint.arb(1), ell
+        cur, switches, back, ell0, J_before = P, [], flint.arb(1), ell, None
         while True:
             rs = r * back if on_metric is None else r
             if (stop is not None and stop(c, rs)) or (stop_time is not None and
@@ -308,7 +310,8 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
                     r = upper(r * flint.arb(kappa))
                 return Run(steps, points, r, t, True, texts, switches=switches)
             if adapt and len(steps) % adapt == 0 and len(switches) < max_switches - 1:
-                new = _switch(flow, c, cur, P_np, steps[-adapt:], adapt)
+                new, J_before = _switch(flow, c, cur, P_np, steps[-adapt:],
+                                        (P, ell0 * flint.fmpq(99, 100)), J_before)
                 if new is not None:
                     cur, ell, kappa, P_np = new
                     Pa = flint.arb_mat(cur)
@@ -367,29 +370,55 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int 
             c, r, t = nxt, r_new, t + H
 
 
-#: how many times the last k steps' length a change of metric is expected to serve
+#: how many times the last k steps' length a change of metric is expected to serve, at least
 HORIZON = 4
+#: ... and at most this many times, when DF changes slowly along the solution
+LONG_HORIZON = 50
 
 
-def _switch(flow, c, P_cur, P_np, recent, k):
-    """(P', ell', κ, P' as floats) when changing to :func:`local_metric` at c pays: the μ
-    accepted over the last k steps (at the start: the point log-norm) minus the new point
-    log-norm, times HORIZON × their length (at the start: HORIZON), beats
-    ½ ln cond(P_cur⁻¹P') + ln κ + ½; else None."""
+def _switch(flow, c, P_cur, P_np, recent, home, J_before):
+    """((P', ell', κ, P' as floats) or None, DF's midpoint at c as floats): a change of metric
+    when one pays. The candidates are :func:`local_metric` at c, the −I Lyapunov metric of DF(c)
+    with a small margin (near an equilibrium the SDP's margin of 0.3 can hide a contraction) and
+    ``home`` = (P, ell), the run's own metric. A candidate with point log-norm μ' pays when
+    (μ − μ')·horizon beats its cost ½ ln cond(P_cur⁻¹P') + ln(κ/√λmax(P_cur⁻¹P')) + ½, where μ
+    is the log-norm accepted over the last k steps (at the start: the point log-norm) and the
+    horizon is the time over which DF changes by about itself (from ``J_before``, DF at the
+    previous consideration), between HORIZON and LONG_HORIZON × the last k steps' length."""
+    import numpy as np
     from scipy.linalg import eigh
     J = flow.jacobian(flow.box(c))
-    found = local_metric(J, P_cur)
-    if found is None:
-        return None
-    P, ell, kappa, mu_new = found
-    Pf = _floats(P)
-    w = eigh(Pf, P_np, eigvals_only=True)
-    cost = 0.5 * math.log(w[-1] / w[0]) + math.log(float(kappa))
-    span = HORIZON * (sum(float(h) for h, _, _, _ in recent) if recent else 1.0)
+    Jm = _floats_mid(J)
+    if not np.all(np.isfinite(Jm)):
+        return None, None
+    span = sum(float(h) for h, _, _, _ in recent) if recent else 1.0
+    horizon = HORIZON * span
+    if J_before is not None and recent:
+        change = np.linalg.norm(Jm - J_before) / max(np.linalg.norm(Jm), 1e-300)
+        horizon = max(horizon, span * min(LONG_HORIZON, 1 / max(change, 1e-300)))
     mu_now = max(float(m) for _, _, m, _ in recent) if recent else _mu_guess(P_np, J)[0]
-    if (mu_now - mu_new) * span <= cost + 0.5:
-        return None
-    return P, ell, kappa, Pf
+    candidates = [local_metric(J, P_cur), local_metric(J, P_cur, conditioned=False)]
+    if home is not None and home[0] is not P_cur:
+        kappa = _kappa(P_cur, home[0])
+        if kappa is not None:
+            candidates.append((home[0], home[1], kappa, _mu_guess(_floats(home[0]), J)[0]))
+    best, gain = None, 0.5
+    for found in candidates:
+        if found is None:
+            continue
+        P, ell, kappa, mu_new = found
+        Pf = _floats(P)
+        w = eigh(Pf, P_np, eigvals_only=True)
+        cost = 0.5 * math.log(w[-1] / w[0]) + math.log(float(kappa) / math.sqrt(w[-1]))
+        if (mu_now - mu_new) * horizon - cost > gain:
+            best, gain = (P, ell, kappa, Pf), (mu_now - mu_new) * horizon - cost
+    return best, Jm
+
+
+def _floats_mid(J):
+    """The midpoints of the ball matrix J as a numpy array."""
+    import numpy as np
+    return np.array([[float(J[i, j].mid()) for j in range(J.ncols())] for i in range(J.nrows())])
 
 
 def _box(flow, c, r, spread, H) -> list:

@@ -25,7 +25,8 @@ t0 + w(τ_N) + [u(τ_N)/K, u(τ_N)/κ]. Σ = Y/u exists on [t0, t0 + w(τ_N)] si
 accuracy where steps of eq. 1.1 lose it (errors there grow with ‖Σ‖). No compactified steps:
 z(t0) itself must lie in E.
 
-Claim: as kind ``blowup``. Witness: ``steps``, ``order``, ``prec`` (metric I, as kind ``limit``),
+Claim: as kind ``blowup``. Witness: ``steps``, ``order``, ``prec`` (from metric I, optional
+``metrics``: its changes of metric, as kind ``limit``; Σ(t0)'s box is read in the last one),
 ``center`` Y* (d×d), ``P`` ((n+1)×(n+1), u first), ``ell`` ≤ λmin(P), ``rho``, ``rate`` λ,
 and the three ``compact_*`` keys above.
 """
@@ -70,7 +71,7 @@ SCHEMAS = {"blowup-infinity": Schema(
      "prec": Field(integer(MIN_PREC, MAX_PREC)), "center": Field(sym("d")), "P": Field(raw),
      "ell": Field(positive), "rho": Field(positive), "rate": Field(positive),
      "compact_steps": Field(raw), "compact_P": Field(raw), "compact_ell": Field(positive),
-     "compact_metrics": Field(raw, False)},
+     "compact_metrics": Field(raw, False), "metrics": Field(raw, False)},
     "rigorous", {"d": MAX_D})}
 
 
@@ -212,10 +213,11 @@ def enclosure_at(P, rho, Ystar, g, u0, Y0, t):
         (t.mid() + t.rad()) + hi_u / (g.mid() - g.rad())
 
 
-def compact_start(flow, end, r_end, P2):
+def compact_start(flow, end, r_end, P2, spread=None):
     """(c0, r0): z(t0) = (0, 1/tr Σ, Σ/tr Σ) is within ‖·‖_P2-distance r0 of the exact c0, for
-    Σ(t0) within r_end (metric I) of the svec ``end``."""
-    S = sym_of(end, flow.d, upper(r_end))
+    Σ(t0) within r_end of the svec ``end`` in the metric whose :func:`spreads` are ``spread``
+    (default: metric I)."""
+    S = sym_of(end, flow.d, [upper(r_end * s) for s in spread] if spread else upper(r_end))
     tr = trace(S)
     if not tr > 0:
         raise NotProved("tr Σ(t0) > 0 is not proved")
@@ -224,58 +226,65 @@ def compact_start(flow, end, r_end, P2):
     return c0, p_norm(P2, [x - c for x, c in zip(z0, c0)])
 
 
-def compact_end(flow, end, r_end, P2, ell2, steps, order, switches=None):
-    """The compactified steps (module docstring, ``compact_steps``, changing metric as
-    ``switches`` says) from Σ(t0) within r_end (metric I) of the svec ``end``: returns (w, u, Y)
-    as balls holding z at their end."""
-    c0, r0 = compact_start(flow, end, r_end, P2)
-    c, r = check_steps(CompactFlow(flow), P2, ell2, c0, steps, order, r0, switches=switches)
+def to_infinity(flow, problem, witness, legs) -> tuple:
+    """(t, u, Y) as balls holding the state at the end of both legs (module docstring; ``legs``
+    from :func:`read_compact`): the steps of eq. 1.1 from Σ0 in metric I (changing metric as
+    ``metrics`` says), then the compactified steps from Σ(t0)'s box in the metric they end in."""
+    steps, first, compact, P2, switches = legs
+    n = len(svec_of(problem.cov0))
+    end, r_end = check_steps(flow, flint.arb_mat(eye(n)), flint.fmpq(1), svec_of(problem.cov0),
+                             steps, witness["order"], switches=first)
+    P1, ell1, _ = first[max(first)] if first else (flint.arb_mat(eye(n)), flint.fmpq(1), None)
+    c0, r0 = compact_start(flow, end, r_end, flint.arb_mat(P2), spreads(P1, ell1))
+    Pc, ellc = flint.arb_mat(P2), witness["compact_ell"]
+    c, r = check_steps(CompactFlow(flow), Pc, ellc, c0, compact, witness["order"], r0,
+                       switches=switches)
     if switches:
-        P2, ell2, _ = switches[max(switches)]
-    z = [flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spreads(P2, ell2))]
-    return z[0], z[1], sym_of(z[2:], flow.d)
+        Pc, ellc, _ = switches[max(switches)]
+    z = [flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spreads(Pc, ellc))]
+    t0 = sum((h for h, _, _, _ in steps), flint.fmpq(0))
+    return flint.arb(t0) + z[0], z[1], sym_of(z[2:], flow.d)
 
 
 def read_compact(witness, ctx, extra_work: int = 0) -> tuple:
-    """(steps, compact_steps, compact_P, switches) read and checked (work budget with
-    ``extra_work`` more units of steps, compact_P − compact_ell·I ≻ 0, the changes of metric).
-    A compactified step costs about four of eq. 1.1's (the products u·g and Y·g, the
+    """(steps, their changes of metric, compact_steps, compact_P, theirs) read and checked (work
+    budget with ``extra_work`` more units of steps, compact_P − compact_ell·I ≻ 0, the changes of
+    metric). A compactified step costs about four of eq. 1.1's (the products u·g and Y·g, the
     second-order log-norm bound; measured at d = 5, 8 heads, order 30, 512 bits), a change of
-    metric (its second-order slopes, (n + 2)² Jacobians) about SWITCH_WORK."""
+    metric of the compactified steps (its second-order slopes, (n + 2)² Jacobians) about
+    SWITCH_WORK, one of eq. 1.1's (DF is affine) about one step, as in kind ``limit``."""
     n = ctx.n
     steps = read_steps(witness["steps"], n)
     compact = read_steps(witness["compact_steps"], n + 2, "witness.compact_steps")
     metrics = witness.get("compact_metrics", [])
+    first = witness.get("metrics", [])
     n_switches = len(metrics) if isinstance(metrics, list) else 0
-    require_work(len(steps) + 4 * len(compact) + SWITCH_WORK * n_switches + extra_work,
+    require_work(len(steps) + 4 * len(compact) + SWITCH_WORK * n_switches + extra_work +
+                 (len(first) if isinstance(first, list) else 0),
                  witness["order"], witness["prec"], len(ctx.problem.params.heads))
     P2 = mat(n + 2, n + 2)(witness["compact_P"], "witness.compact_P", ctx)
     if P2.transpose() != P2:
         raise Invalid("witness.compact_P is not symmetric")
     require_pd(P2 - eye(n + 2) * witness["compact_ell"], "witness.compact_P − compact_ell·I")
+    first, _ = read_switches(first, n, eye(n), len(steps), "witness.metrics")
     switches, _ = read_switches(metrics, n + 2, P2, len(compact), "witness.compact_metrics")
-    return steps, compact, P2, switches
+    return steps, first, compact, P2, switches
 
 
 def check(kind, claim, witness, problem, ctx) -> None:
     check_claim(claim, problem)
     n = ctx.n
-    steps, compact, P2, switches = read_compact(witness, ctx)
-    p = problem.params
+    legs = read_compact(witness, ctx)
     P = mat(n + 1, n + 1)(witness["P"], "witness.P", ctx)
     if P.transpose() != P:
         raise Invalid("witness.P is not symmetric")
     require_pd(P - eye(n + 1) * witness["ell"], "witness.P − ell·I")
-    t0 = sum((h for h, _, _, _ in steps), flint.fmpq(0))
     with flint.ctx.workprec(witness["prec"]):
-        flow = Flow(p)
-        end, r_end = check_steps(flow, flint.arb_mat(eye(n)), flint.fmpq(1),
-                                 svec_of(problem.cov0), steps, witness["order"])
-        w, u, Y = compact_end(flow, end, r_end, flint.arb_mat(P2), witness["compact_ell"],
-                              compact, witness["order"], switches)
+        flow = Flow(problem.params)
+        t, u, Y = to_infinity(flow, problem, witness, legs)
         g = check_region(flow, P, witness["ell"], witness["rho"], witness["rate"],
                          witness["center"])
-        t_lo, t_hi = enclosure_at(P, witness["rho"], witness["center"], g, u, Y, t0 + w)
+        t_lo, t_hi = enclosure_at(P, witness["rho"], witness["center"], g, u, Y, t)
         if not (flint.arb(claim["t_lower"]) < t_lo and t_hi <= flint.arb(claim["t_upper"])):
             raise NotProved(f"the proved enclosure [{t_lo.str(10)}, {t_hi.str(10)}] of T* is not "
                             "within the claimed (t_lower, t_upper]")

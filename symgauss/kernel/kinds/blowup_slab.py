@@ -39,22 +39,14 @@ from __future__ import annotations
 import flint
 
 from symgauss.kernel.exact import eye, require_pd
-from symgauss.kernel.flow import (
-    Flow,
-    check_steps,
-    p_norm,
-    pairs,
-    positive_definite_balls,
-    svec_of,
-    upper,
-)
+from symgauss.kernel.flow import Flow, p_norm, pairs, positive_definite_balls, svec_of, upper
 from symgauss.kernel.kinds.blowup import check_claim
 from symgauss.kernel.kinds.blowup_infinity import SCHEMAS as INFINITY
 from symgauss.kernel.kinds.blowup_infinity import (
     Compact,
-    compact_end,
     read_compact,
     statement,
+    to_infinity,
     trace,
 )
 from symgauss.kernel.kinds.limit import MAX_D
@@ -67,7 +59,7 @@ _W = INFINITY["blowup-infinity"].witness
 SCHEMAS = {"blowup-slab": Schema(
     INFINITY["blowup-infinity"].claim,
     {**{k: _W[k] for k in ("steps", "order", "prec", "center", "compact_steps", "compact_P",
-                           "compact_ell", "compact_metrics")},
+                           "compact_ell", "compact_metrics", "metrics")},
      "manifold": Field(raw), "P": Field(sym("n")), "ell": Field(positive),
      "rho": Field(positive), "rate": Field(positive), "u_max": Field(positive),
      "u_pieces": Field(integer(1, MAX_U_PIECES))},
@@ -185,21 +177,16 @@ def check(kind, claim, witness, problem, ctx) -> None:
     check_claim(claim, problem)
     n = ctx.n
     # a u piece: a Jacobian and an (n − 1)² ball LDLᵀ, about a quarter of a step
-    steps, compact, P2, switches = read_compact(witness, ctx, witness["u_pieces"] // 4)
-    p = problem.params
-    t0 = sum((h for h, _, _, _ in steps), flint.fmpq(0))
+    legs = read_compact(witness, ctx, witness["u_pieces"] // 4)
     c = read_manifold(witness["manifold"], n)
     ystar = svec_of(witness["center"])
     with flint.ctx.workprec(witness["prec"]):
-        flow = Flow(p)
+        flow = Flow(problem.params)
         g = slab_region(flow, witness["P"], witness["ell"], witness["rho"], witness["rate"],
                            ystar, c, witness["u_max"], witness["u_pieces"])
-        end, r_end = check_steps(flow, flint.arb_mat(eye(n)), flint.fmpq(1),
-                                 svec_of(problem.cov0), steps, witness["order"])
-        w, u, Y = compact_end(flow, end, r_end, flint.arb_mat(P2), witness["compact_ell"],
-                              compact, witness["order"], switches)
+        t, u, Y = to_infinity(flow, problem, witness, legs)
         t_lo, t_hi = slab_enclosure(witness["P"], witness["rho"], witness["u_max"], ystar, c, g,
-                                    u, Y, flint.arb(t0) + w)
+                                    u, Y, t)
         if not (flint.arb(claim["t_lower"]) < t_lo and t_hi <= flint.arb(claim["t_upper"])):
             raise NotProved(f"the proved enclosure [{t_lo.str(10)}, {t_hi.str(10)}] of T* is not "
                             "within the claimed (t_lower, t_upper]")

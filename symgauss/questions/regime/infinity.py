@@ -4,10 +4,11 @@ certificate (the mathematics is in :mod:`symgauss.kernel.kinds.blowup_infinity`)
 Untrusted search: a float integration close to T*, then the float flow at infinity
 (u = 0: Y' = Q(Y) − Y·tr Q(Y)), propose the blow-up direction; Newton's method (ball midpoints,
 200 bits) polishes it to a rational Y*; the Jacobian J of the compactified field at z* = (0, Y*)
-gives P from (J + γI)ᵀP + P(J + γI) = −I, γ = −max Re λ(J)/2; the region {‖z − z*‖_P² ≤ ρ} is
-grown while the kernel's :func:`symgauss.kernel.kinds.blowup_infinity.check_region` accepts it.
-Then validated steps of eq. 1.1 (metric I, local error ≤ TOL) run while they are accurate
-(radius ≤ SWITCH·tr Σ) and tr Σ has grown less than GROW times; from there validated steps of
+gives the region {‖z − z*‖_P² ≤ ρ}, the largest one the kernel's
+:func:`symgauss.kernel.kinds.blowup_infinity.check_region` accepts over a few metrics and rates
+(:func:`_ball_region`). Then validated steps of eq. 1.1 (from metric I, changing to metrics that
+follow the solution, local error ≤ TOL) run while they are accurate (radius ≤ SWITCH·tr Σ) and
+tr Σ has grown less than GROW times; from there validated steps of
 the compactified flow with the elapsed time (metric diag(W_WEIGHT, P)), whose errors do not grow
 with ‖Σ‖, run until z is inside the region and the T* enclosure (width about
 u·(1/κ − 1/K) plus the error of w) has DONE digits or stops narrowing. Blow-ups whose direction
@@ -72,7 +73,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     """A kernel-verified ``blowup-infinity`` certificate, or why none was found."""
     import numpy as np
 
-    from symgauss.integrate.validated import integrate, lyapunov
+    from symgauss.integrate.validated import integrate
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow, pairs, spreads, sym_of, upper
@@ -80,13 +81,12 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         SWITCH_WORK,
         Compact,
         CompactFlow,
-        check_region,
         compact_start,
         enclosure_at,
     )
     from symgauss.kernel.kinds.blowup_slab import slab_enclosure
     from symgauss.kernel.read import read_problem
-    from symgauss.questions.regime.basin import ADAPT, _down, _q, _up
+    from symgauss.questions.regime.basin import ADAPT, _q
     d = problem.d
     n = d * (d + 1) // 2
     data = problem.to_dict()
@@ -119,27 +119,11 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         return BlowupBound(None, f"the equilibrium at infinity is not proved attracting "
                            f"(max Re λ ≈ {-alpha:.3g})")
     slab = _slab(flow, Jf, ys)
-    Pf = lyapunov(Jf, alpha / 2)
-    Pf = Pf / np.max(np.abs(Pf))
-    P = flint.fmpq_mat(n + 1, n + 1, [_q(Pf[max(i, j), min(i, j)], 10) for i in range(n + 1)
-                                      for j in range(n + 1)])
-    ell = _down(float(np.linalg.eigvalsh(Pf)[0]))
-    found = None
-    for frac in (0.8, 0.5, 0.25):
-        rate, rho = _down(alpha / 2 * frac), _up(float(np.linalg.eigvalsh(Pf)[-1]))
-        with flint.ctx.workprec(128):
-            for _ in range(24):
-                try:
-                    found = (rate, rho, check_region(flow, P, ell, rho, rate, Ystar))
-                    break
-                except NotProved:
-                    rho = _down(float(rho) / 4)
-        if found:
-            break
+    found = _ball_region(flow, Jf, alpha, Ystar)
     if not found and slab is None:
         return BlowupBound(None, "no contraction region at infinity was proved (neither an "
                            "ellipsoid nor a slab around the slow manifold)")
-    rate, rho, g = found or (None, None, None)
+    P, ell, rate, rho, g = found or (*_metric(Jf, alpha), None, None, None)
     # validated steps of eq. 1.1 while they stay accurate, then of the compactified flow (which
     # contracts near z*, so its steps keep their accuracy) until z is deep inside the region
     tr0 = sum(float(ep.cov0[i, i]) for i in range(d))
@@ -148,11 +132,16 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         tr = sum(float(c[k]) for k in diag)
         return float(r.mid()) > SWITCH * tr or tr > GROW * tr0
 
-    # the kernel's work budget (steps + 4 × compactified steps + 16 × changes of metric,
-    # flow.MAX_STEP_WORK) shared
+    # the kernel's work budget (steps and their changes of metric + 4 × compactified steps + 16 ×
+    # theirs, flow.MAX_STEP_WORK) shared
     budget = MAX_STEP_WORK // (24 * 24 * (len(p.heads) + 1) * -(-PREC // 128))
+    last = [eye(n), flint.fmpq(1)]     # the metric the steps of eq. 1.1 end in
+
+    def track(P_new, ell_new):
+        last[:] = [P_new, ell_new]
     run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), None, t_max=t_ref * 1.5, tol=TOL,
-                    stop_time=loose, prec=PREC, digits=DIGITS, max_steps=budget // 2)
+                    stop_time=loose, prec=PREC, digits=DIGITS, max_steps=budget // 2, adapt=ADAPT,
+                    on_metric=track)
     if not run.stopped:
         return BlowupBound(None, f"validated steps of eq. 1.1 did not reach a large Σ "
                            f"({run.why or 'no enclosure'})")
@@ -165,7 +154,8 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     history = []
     with flint.ctx.workprec(PREC):
         cflow = CompactFlow(flow)
-        c0, r0 = compact_start(cflow.c.f, run.points[-1], run.radius, flint.arb_mat(P2))
+        c0, r0 = compact_start(cflow.c.f, run.points[-1], run.radius, flint.arb_mat(P2),
+                               spreads(flint.arb_mat(last[0]), last[1]))
         spread = spreads(flint.arb_mat(P2), ell2)
     t0 = run.t
 
@@ -201,7 +191,8 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
 
     crun = integrate(p, c0, P2, ell2, deep, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
                      prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY,
-                     max_steps=(budget - len(run.steps) - SWITCH_WORK * COMPACT_SWITCHES) // 4,
+                     max_steps=(budget - len(run.steps) - len(run.switches)
+                                - SWITCH_WORK * COMPACT_SWITCHES) // 4,
                      adapt=ADAPT, on_metric=follow, max_switches=COMPACT_SWITCHES + 1)
     _, k, e, region = min(history, key=lambda h: h[0])
     if e is None:
@@ -216,6 +207,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     kept = crun.truncate(k)
     return certified("blowup-slab" if region == "slab" else "blowup-infinity", problem, e, run,
                      {**keys,
+                      **({"metrics": run.witness_metrics()} if run.switches else {}),
                       "compact_steps": kept.witness_steps(),
                       "compact_P": [[str(P2[i, j]) for j in range(n + 2)] for i in range(n + 2)],
                       "compact_ell": str(ell2),
@@ -223,6 +215,75 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
                      "validated Taylor steps of eq. 1.1, then of the compactified flow with the "
                      "elapsed time, into a contracting region at infinity "
                      "(symgauss.questions.regime.infinity)", PREC)
+
+
+def _metric(Jf, alpha):
+    """(P, ell) of the solution of (J + γI)ᵀP + P(J + γI) = −I, γ = α/2 (:func:`_rounded`)."""
+    from symgauss.integrate.validated import lyapunov
+    return _rounded(lyapunov(Jf, alpha / 2))[:2]
+
+
+def _rounded(Pf):
+    """(P, ell, λmax): Pf scaled to max |P_ij| = 1, rounded to rationals (10 digits), ell ≤
+    λmin(P), and λmax of the scaled Pf (floats)."""
+    import numpy as np
+
+    from symgauss.questions.regime.basin import _down, _q
+    Pf = Pf / np.max(np.abs(Pf))
+    n1, eig = Pf.shape[0], np.linalg.eigvalsh(Pf)
+    P = flint.fmpq_mat(n1, n1, [_q(Pf[max(i, j), min(i, j)], 10) for i in range(n1)
+                                for j in range(n1)])
+    return P, _down(float(eig[0])), float(eig[-1])
+
+
+def _ball_region(flow, Jf, alpha, Ystar):
+    """(P, ell, rate, ρ, g) of the largest ellipsoid {‖z − z*‖_P² ≤ ρ} that the kernel's
+    :func:`~symgauss.kernel.kinds.blowup_infinity.check_region` accepts, or None. Metrics: the
+    least-conditioned solution of (J + 1.05γ)ᵀP + P(J + 1.05γ) ⪯ 0 and the solution of
+    (J + γI)ᵀP + P(J + γI) = −I, γ = α/2; rates 0.8, 0.5, 0.25 of γ. The first region: ρ scanned
+    down from λmax(P) by factors of 4; the others only when twice its size is accepted (size
+    ρ/λmax(P), the squared radius of the ball it holds); then each grown by factors of 4 while
+    accepted. A rate close to γ leaves little room for the nonlinearity: on a slow equilibrium
+    at infinity (γ ≈ 0.1) the first rate that succeeds can give a region 50 times smaller than
+    the best."""
+    from symgauss.integrate.validated import conditioned_lyapunov, lyapunov
+    from symgauss.kernel.kinds.blowup_infinity import check_region
+    from symgauss.questions.regime.basin import _down, _up
+    best, size = None, 0.0
+    for Pf in (conditioned_lyapunov(Jf, alpha / 2 * 1.05), lyapunov(Jf, alpha / 2)):
+        if Pf is None:
+            continue
+        P, ell, top = _rounded(Pf)
+        for frac in (0.8, 0.5, 0.25):
+            rate = _down(alpha / 2 * frac)
+
+            def region(rho, P=P, ell=ell, rate=rate):
+                try:
+                    with flint.ctx.workprec(128):
+                        return P, ell, rate, rho, check_region(flow, P, ell, rho, rate, Ystar)
+                except NotProved:
+                    return None
+            if best is None:        # down from λmax(P) by factors of 4 to the first success
+                rho = _up(top)
+                for _ in range(24):
+                    best = region(rho)
+                    if best:
+                        break
+                    rho = _down(float(rho) / 4)
+                if best is None:
+                    continue
+            else:                   # only a region twice the best one's size can replace it
+                found = region(_up(2 * size * top))
+                if not found:
+                    continue
+                best = found
+            while True:             # then up by factors of 4 while the kernel accepts
+                bigger = region(_up(float(best[3]) * 4))
+                if not bigger:
+                    break
+                best = bigger
+            size = float(best[3]) / top
+    return best
 
 
 def _slab(flow, Jf, ys):
