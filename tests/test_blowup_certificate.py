@@ -168,3 +168,57 @@ def test_random_leaf_mutation_never_crashes(scalar_cert, data):
                 or path[-1] == "statement", (path, value)
 
 
+
+
+@pytest.mark.parametrize("name", ["vI-30-d2", "vI-40-d3"])
+def test_rigorous_v_i_answers_come_with_a_certificate_the_kernel_verifies(name, tmp_path):
+    """seed-8 ensemble, R indefinite: classify answered 'rigorous' from the enclosure search,
+    whose partition (209 and 310 sub-intervals, t as a ball) was over the kernel's limit — the
+    written certificate was INVALID. The search now keeps to the kernel's limit and both use the
+    Loewner bound (202 and 104 sub-intervals)."""
+    from symgauss.kernel.checker import check_file
+    from symgauss.questions.regime.classify import classify
+    from symgauss.questions.regime.ensemble import ensemble
+    p = next(q for _, q in ensemble(48, 8) if q.name == name)
+    r = classify(p, digits=15, certificate_dir=tmp_path)
+    assert (r.kind, r.level) == ("blow-up", "rigorous"), r.evidence
+    assert r.certificate and check_file(r.certificate).status == "verified"
+
+
+def test_the_loewner_bound_of_m_holds_inside_the_interval():
+    """N = D⁻¹ − Lᵀ(G_R(b) + c(G_I(b) − G_I(a)))L ⪯ M(t) on [a, b]: against M(t) from scipy's
+    quadrature of e^{Aᵀs}Re^{As} at sampled t (an independent computation); without the shift c
+    it fails."""
+    import flint
+    import numpy as np
+    from scipy.integrate import quad_vec
+    from scipy.linalg import expm
+
+    from symgauss.kernel.equations import riccati_R
+    from symgauss.kernel.kinds.blowup import gershgorin_shift, ldl_psd, m_lower
+    p = read_problem({"cov0": [["2", "1"], ["1", "2"]], "A": [["1/2", "1"], ["-1", "1/4"]],
+                      "V": [["1", "0"], ["0", "1"]], "B": [["1", "3"], ["-2", "-1"]]})
+    A, R = p.params.A, riccati_R(p.params)
+    Lr, Dinv = ldl_psd(p.cov0)
+    Af = np.array([[float(A[i, j]) for j in range(2)] for i in range(2)])
+    Rf = np.array([[float(R[i, j]) for j in range(2)] for i in range(2)])
+    L, Di = (np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
+             for M in (Lr, Dinv))
+
+    def M_true(t):
+        G = quad_vec(lambda s: expm(Af.T * s) @ Rf @ expm(Af * s), 0, t, epsabs=1e-13)[0]
+        return Di - L.T @ G @ L
+    c = gershgorin_shift(R)
+    assert np.linalg.eigvalsh(Rf + float(c) * np.eye(2))[0] >= -1e-12
+    for a, b in ((Fraction(1, 10), Fraction(3, 10)), (Fraction(0), Fraction(1, 2))):
+        with flint.ctx.workprec(128):
+            N, _ = m_lower(A, R, Lr, Dinv, c, flint.fmpq(a.numerator, a.denominator),
+                           flint.fmpq(b.numerator, b.denominator))
+        Nf = np.array([[float(N[i, j].mid()) for j in range(2)] for i in range(2)])
+        for t in np.linspace(float(a), float(b), 7):
+            assert np.linalg.eigvalsh(M_true(t) - Nf)[0] >= -1e-10, (a, b, t)
+    # without the shift the "bound" is M(b), and R indefinite makes M non-monotone: it fails
+    with flint.ctx.workprec(128):
+        N0, _ = m_lower(A, R, Lr, Dinv, flint.fmpq(0), flint.fmpq(0), flint.fmpq(1, 2))
+    N0f = np.array([[float(N0[i, j].mid()) for j in range(2)] for i in range(2)])
+    assert min(np.linalg.eigvalsh(M_true(t) - N0f)[0] for t in np.linspace(0, 0.5, 11)) < -1e-3

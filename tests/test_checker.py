@@ -34,7 +34,9 @@ KERNEL_LINES = 2520  # lines of code of symgauss/kernel (1268 when the closed sc
 # with kind growth-axis and exactly proved changes of metric along validated steps, fourth attempt;
 # +~170 (→ 2426) with kind blowup-slab, a slab around the slow manifold at infinity; +~80 (→ 2506)
 # with kind growth-axis-row, row k growing more slowly than Σ_kk, and the limit region bounded by
-# DF's affine dependence on the ellipsoid's box)
+# DF's affine dependence on the ellipsoid's box; → 2515 with changes of metric along the first
+# leg of blowup-infinity/-slab (one reader, to_infinity) and kind blowup's Loewner bound on a
+# sub-interval instead of t as a ball)
 
 
 def _certs():

@@ -79,13 +79,13 @@ def _stable(d, k):
                 {"cov": txt(S), "rate": "1/1000"}, {"P": txt(eye(d * (d + 1) // 2))}, "exact")
 
 
-def _blowup_all_steps_pass(d):
+def _blowup_all_steps_pass(d, prec):
     A = flint.fmpq_mat(d, d, [flint.fmpq(rng.randint(-9, 9), 7) for _ in range(d * d)])
     B = flint.fmpq_mat(d, d, [flint.fmpq(rng.randint(-3, 3), 1000) for _ in range(d * d)])
-    n = blowup.MAX_PARTITION
+    n = blowup.MAX_PARTITION // blowup.pieces_cost(prec)     # as many as the kernel reads
     return cert("blowup", {"cov0": txt(eye(d)), "A": txt(A), "V": txt(eye(d)), "B": txt(B)},
                 {"t_lower": "1/3", "t_upper": "1/2"},
-                {"method": "riccati-van-loan", "x": ["1"] * d, "prec": blowup.MAX_PREC // 2,
+                {"method": "riccati-van-loan", "x": ["1"] * d, "prec": prec,
                  "partition": [str(Fraction(i, 3 * n)) for i in range(n + 1)]}, "rigorous")
 
 
@@ -256,8 +256,12 @@ CRAFTED = {
     "unstable d=12, long numbers": lambda: _unstable(stability.MAX_D_SVEC, 1),
     "unstable d=8, longer numbers": lambda: _unstable(8, 3),
     "stable d=12": lambda: _stable(stability.MAX_D_SVEC, 1),
-    "blowup d=8, full partition, every interval passes": lambda: _blowup_all_steps_pass(
-        blowup.MAX_D),
+    "blowup d=8, full partition at 512 bits, every interval passes": lambda:
+        _blowup_all_steps_pass(blowup.MAX_D, 512),
+    "blowup d=8, full partition at 1536 bits, every interval passes": lambda:
+        _blowup_all_steps_pass(blowup.MAX_D, 1536),
+    "blowup d=8, full partition at 4096 bits, every interval passes": lambda:
+        _blowup_all_steps_pass(blowup.MAX_D, blowup.MAX_PREC),
     "reach d=12, many pieces, tiny epsilon": lambda: _reach_many_pieces(reach.MAX_D, 24),
     "robust-global d=16, 1024 vertices": lambda: _robust_full_box(stability.MAX_D_BOX),
 }
@@ -300,11 +304,15 @@ def test_past_a_limit_is_invalid_and_says_which():
     reason = _over(_stable(2, 1), lambda c: c["problem"].update(
         cov0=[[str(int(i == j)) for j in range(13)] for i in range(13)]))
     assert "d ≤ 12" in reason
-    b = _blowup_all_steps_pass(2)
+    b = _blowup_all_steps_pass(2, 512)
     assert "4096" in _over(b, lambda c: c["witness"].update(prec=blowup.MAX_PREC + 1))
     n = blowup.MAX_PARTITION + 1
     _over(b, lambda c: c["witness"].update(partition=[str(Fraction(i, 3 * n))
                                                       for i in range(n + 1)]))
+    # one sub-interval more than the kernel reads at 1024 bits (a quarter of those at 512)
+    n = blowup.MAX_PARTITION // 4 + 1
+    assert "over the limit" in _over(b, lambda c: c["witness"].update(
+        prec=1024, partition=[str(Fraction(i, 3 * n)) for i in range(n + 1)]))
     r = _reach_many_pieces(2, 2)
     assert "limit" in _over(r, lambda c: c["witness"].update(controls=[
         {"duration": "1/65"}] * 65))

@@ -43,8 +43,6 @@ from symgauss.kernel.kinds.blowup import (
 )
 from symgauss.kernel.read import ExactParams
 
-MAX_PIECES = 20000
-
 
 @dataclass(frozen=True)
 class RiccatiData:
@@ -300,18 +298,20 @@ def mpf_fraction(x) -> Fraction:
 
 
 def _partition(data, lower: Fraction, prec: int) -> tuple | None:
-    """Points 0 = t0 < … < tn = lower with M ≻ 0 proved on every [t_i, t_{i+1}] (bisection)."""
-    from symgauss.kernel.kinds.blowup import ball
+    """Points 0 = t0 < … < tn = lower, n within the kernel's limit at ``prec``, with its Loewner
+    bound of M proved positive definite on every [t_i, t_{i+1}] (bisection)."""
+    from symgauss.kernel.kinds.blowup import MAX_PARTITION, gershgorin_shift, m_lower, pieces_cost
+    c, most = gershgorin_shift(data.R), MAX_PARTITION // pieces_cost(prec)
     done, todo = [], [(Fraction(0), lower)]
     with flint.ctx.workprec(prec):
         while todo:
             a, b = todo.pop()
-            if len(done) + len(todo) > MAX_PIECES:
+            if len(done) + len(todo) >= most:     # the kernel reads no more
                 return None
-            Ma = m_matrix(data.A, data.R, data.Lr, data.Dinv,
-                          ball(flint.fmpq(a.numerator, a.denominator),
-                               flint.fmpq(b.numerator, b.denominator)))
-            if arb_positive_definite(Ma):
+            N, _ = m_lower(data.A, data.R, data.Lr, data.Dinv, c,
+                           flint.fmpq(a.numerator, a.denominator),
+                           flint.fmpq(b.numerator, b.denominator))
+            if arb_positive_definite(N):
                 done.append(a)
                 continue
             if b - a < Fraction(1, 10 ** 200):

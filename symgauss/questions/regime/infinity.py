@@ -277,7 +277,7 @@ def _ball_region(flow, Jf, alpha, Ystar):
                 if not found:
                     continue
                 best = found
-            while True:             # then up by factors of 4 while the kernel accepts
+            for _ in range(24):     # then up by factors of 4 while the kernel accepts
                 bigger = region(_up(float(best[3]) * 4))
                 if not bigger:
                     break
