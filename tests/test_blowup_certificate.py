@@ -222,3 +222,23 @@ def test_the_loewner_bound_of_m_holds_inside_the_interval():
         N0, _ = m_lower(A, R, Lr, Dinv, flint.fmpq(0), flint.fmpq(0), flint.fmpq(1, 2))
     N0f = np.array([[float(N0[i, j].mid()) for j in range(2)] for i in range(2)])
     assert min(np.linalg.eigvalsh(M_true(t) - N0f)[0] for t in np.linspace(0, 0.5, 11)) < -1e-3
+
+
+def test_a_blowup_answer_whose_certificate_the_kernel_refuses_is_not_rigorous(monkeypatch,
+                                                                               tmp_path):
+    """The safety net in classify: a certificate written there (the V = vI writer) that the
+    kernel does not verify drops the answer to high precision, with the kernel's reason."""
+    import symgauss.questions.blowup.decide as decide
+    from symgauss.questions.regime.classify import classify
+    good = decide.make_certificate
+
+    def tampered(problem, digits=30):
+        c = good(problem, digits)
+        c["witness"]["x"] = ["0"] * len(c["witness"]["x"])
+        return reseal(c)
+    p = INDEFINITE
+    assert classify(p, certificate_dir=tmp_path).level == "rigorous"
+    monkeypatch.setattr(decide, "make_certificate", tampered)
+    r = classify(p, certificate_dir=tmp_path / "t")
+    assert r.level == "high-precision" and r.enclosure is None and r.certificate is None
+    assert any("kernel did not verify" in n for n in r.notes), r.notes

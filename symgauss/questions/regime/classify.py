@@ -588,6 +588,16 @@ def _with_certificate(problem, regime: Regime, certificate_dir, certificate_file
         return _note(regime, f"no certificate written: {exc}")
     if cert is None:
         return _note(regime, f"no certificate written: {suffix}")
+    if regime.certificate_data is None and suffix == "blowup":
+        # written here, not by a search that had the kernel verify it: the answer keeps its
+        # level only if the kernel accepts the certificate
+        from symgauss.kernel.checker import check_certificate
+        verdict = check_certificate(cert)
+        if verdict.status != "verified":
+            return _note(replace(regime, level="high-precision" if regime.level in (
+                "exact", "rigorous") else regime.level, enclosure=None),
+                f"no certificate written: the kernel did not verify it ({verdict.status}: "
+                f"{verdict.reason[:200]})")
     stem = problem.hash().split(":")[1][:16]
     path = write_certificate(cert, Path(certificate_file) if certificate_file else
                              Path(certificate_dir) / f"{stem}-{suffix}.json")
