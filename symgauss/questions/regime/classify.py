@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from pathlib import Path
 
 from symgauss.kernel.errors import ProblemError, SymgaussError, UnsupportedError
 from symgauss.kernel.numbers import rational_text
@@ -547,8 +548,7 @@ def _certificate(problem, kind: str):
     if kind == "blow-up":
         from symgauss.questions.blowup.decide import make_certificate
         cert = make_certificate(problem)
-        return (cert, "blowup") if cert is not None else (None, "symgauss.questions.blowup.decide.make_certificate "
-                                                          "gave none (not V = vI)")
+        return (cert, "blowup") if cert else (None, "make_certificate gave none (not V = vI)")
     if kind in ("decay", "singular-limit"):
         return _limit_certificate(problem)
     from symgauss.questions.stability.certify import certify, opposite_sign_regime
@@ -565,8 +565,7 @@ def _certificate(problem, kind: str):
 
 
 def _limit_certificate(problem):
-    """(a ``limit`` certificate, "limit") for a convergent answer found another way, or
-    (None, why)."""
+    """(a ``limit`` certificate, "limit") for a convergent answer found another way, or (None, why)."""
     from symgauss.kernel.kinds.limit import MAX_D
     from symgauss.questions.regime.basin import find_limit
     from symgauss.questions.regime.reference import reference_regime
@@ -577,8 +576,6 @@ def _limit_certificate(problem):
 
 
 def _with_certificate(problem, regime: Regime, certificate_dir, certificate_file) -> Regime:
-    from pathlib import Path
-
     from symgauss.model.certificate import write_certificate
     try:
         cert, suffix = ((regime.certificate_data, regime.certificate_data["kind"])
@@ -588,16 +585,11 @@ def _with_certificate(problem, regime: Regime, certificate_dir, certificate_file
         return _note(regime, f"no certificate written: {exc}")
     if cert is None:
         return _note(regime, f"no certificate written: {suffix}")
-    if regime.certificate_data is None and suffix == "blowup":
-        # written here, not by a search that had the kernel verify it: the answer keeps its
-        # level only if the kernel accepts the certificate
+    if regime.certificate_data is None and suffix == "blowup":     # written here: check it
         from symgauss.kernel.checker import check_certificate
-        verdict = check_certificate(cert)
-        if verdict.status != "verified":
-            return _note(replace(regime, level="high-precision" if regime.level in (
-                "exact", "rigorous") else regime.level, enclosure=None),
-                f"no certificate written: the kernel did not verify it ({verdict.status}: "
-                f"{verdict.reason[:200]})")
+        if (verdict := check_certificate(cert)).status != "verified":
+            return _note(replace(regime, level="high-precision", enclosure=None), "no certificate "
+                         f"written: the kernel did not verify it ({verdict.reason[:200]})")
     stem = problem.hash().split(":")[1][:16]
     path = write_certificate(cert, Path(certificate_file) if certificate_file else
                              Path(certificate_dir) / f"{stem}-{suffix}.json")
