@@ -268,3 +268,11 @@ print(rc, ",".join(bad), ",".join(loaded))
     rc, bad, loaded = (out.stdout.strip().split(" ") + ["", ""])[:3]
     assert rc == "0" and bad == ""
     assert set(filter(None, loaded.split(","))) <= {"symgauss.cli", "symgauss.kernel"}
+
+
+@pytest.mark.parametrize("value", [None, 3, ["cert.json"], b"cert.json"])
+def test_check_of_something_that_is_no_certificate_is_invalid_and_says_what_it_got(value):
+    """sg.check(None) used to raise a TypeError from pathlib: a traceback, not a verdict."""
+    import symgauss as sg
+    v = sg.check(value)
+    assert v.status == "invalid" and type(value).__name__ in v.reason and "path" in v.reason

@@ -24,6 +24,7 @@ every part of that statement. ``generated_by`` and ``notes`` are free text, neve
 """
 from __future__ import annotations
 
+from os import PathLike
 from pathlib import Path
 
 from symgauss.kernel.errors import SymgaussError
@@ -177,6 +178,9 @@ def check(certificate) -> Verdict:
     """
     if isinstance(certificate, dict):
         return check_certificate(certificate)
+    if not isinstance(certificate, (str, PathLike)):
+        return Verdict("invalid", "expected a certificate (a parsed JSON object) or the path of "
+                                  f"a certificate file, got {type(certificate).__name__}")
     return check_file(certificate)
 
 
