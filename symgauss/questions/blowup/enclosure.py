@@ -302,15 +302,15 @@ def _partition(data, lower: Fraction, prec: int) -> tuple | None:
     bound of M proved positive definite on every [t_i, t_{i+1}] (bisection)."""
     from symgauss.kernel.kinds.blowup import MAX_PARTITION, gershgorin_shift, m_lower, pieces_cost
     c, most = gershgorin_shift(data.R), MAX_PARTITION // pieces_cost(prec)
-    done, todo = [], [(Fraction(0), lower)]
+    done, todo, gi = [], [(Fraction(0), lower)], {}     # gi: G_I at the points seen
     with flint.ctx.workprec(prec):
         while todo:
             a, b = todo.pop()
             if len(done) + len(todo) >= most:     # the kernel reads no more
                 return None
-            N, _ = m_lower(data.A, data.R, data.Lr, data.Dinv, c,
-                           flint.fmpq(a.numerator, a.denominator),
-                           flint.fmpq(b.numerator, b.denominator))
+            N, gi[b] = m_lower(data.A, data.R, data.Lr, data.Dinv, c,
+                               flint.fmpq(a.numerator, a.denominator),
+                               flint.fmpq(b.numerator, b.denominator), gi.get(a))
             if arb_positive_definite(N):
                 done.append(a)
                 continue

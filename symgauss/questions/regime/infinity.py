@@ -349,10 +349,7 @@ def _slab(flow, Jf, ys):
     v = np.zeros(n)
     v[diag] = 1
     Pf = N.T @ Pw @ N + np.outer(v, v) * np.max(np.abs(Pw))    # MᵀPM = Pw
-    Pf = (Pf + Pf.T) / 2
-    Pf = Pf / np.max(np.abs(Pf))
-    P = flint.fmpq_mat(n, n, [_q(Pf[max(i, j), min(i, j)], 10) for i in range(n) for j in range(n)])
-    ell = _down(float(np.linalg.eigvalsh(Pf)[0]))
+    P, ell, _ = _rounded((Pf + Pf.T) / 2)
     with flint.ctx.workprec(PREC):
         for u_max, frac in ((flint.fmpq(1, 10), 0.5), (flint.fmpq(1, 100), 0.5),
                             (flint.fmpq(1, 1000), 0.5), (flint.fmpq(1, 1000), 0.2)):
