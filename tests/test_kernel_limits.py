@@ -281,6 +281,27 @@ def test_crafted_files_under_64_kb_are_answered_within_20_s(name):
         assert v.status == "not-proved" and "contract" in v.reason, v.reason
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("prec", [512, blowup.MAX_PREC])
+def test_blowup_partition_where_every_second_order_bound_fails_within_20_s(prec, monkeypatch):
+    """The costliest path of kind blowup: the second-order bound is computed on every
+    sub-interval and fails there, so the Loewner bound runs too (forced by negating one of its
+    matrices); every sub-interval still passes, so the whole partition is read."""
+    real = blowup.m_taylor
+    calls = []
+
+    def failing(*args):
+        calls.append(1)
+        Nb, Na = real(*args)
+        return [Nb * -1, Na]
+    monkeypatch.setattr(blowup, "m_taylor", failing)
+    c = _blowup_all_steps_pass(blowup.MAX_D, prec)
+    v, seconds, _ = timed(c)
+    assert len(calls) == blowup.MAX_PARTITION // blowup.pieces_cost(prec)
+    assert "t_upper" in v.reason, v.reason      # past the partition, at the last check
+    assert seconds < BUDGET_S, f"{seconds:.1f} s ({v.status})"
+
+
 def _over(kind_cert, edit):
     c = json.loads(json.dumps(kind_cert))
     edit(c)

@@ -34,13 +34,7 @@ import numpy as np
 
 from symgauss.kernel.equations import riccati_R
 from symgauss.kernel.exact import is_psd, ldl_positive_definite
-from symgauss.kernel.kinds.blowup import (
-    arb_positive_definite,
-    ldl_psd,
-    m_matrix,
-    van_loan,
-    verify_enclosure,
-)
+from symgauss.kernel.kinds.blowup import ldl_psd, m_matrix, van_loan, verify_enclosure
 from symgauss.kernel.read import ExactParams
 
 
@@ -298,9 +292,10 @@ def mpf_fraction(x) -> Fraction:
 
 
 def _partition(data, lower: Fraction, prec: int) -> tuple | None:
-    """Points 0 = t0 < … < tn = lower, n within the kernel's limit at ``prec``, with its Loewner
-    bound of M proved positive definite on every [t_i, t_{i+1}] (bisection)."""
-    from symgauss.kernel.kinds.blowup import MAX_PARTITION, gershgorin_shift, m_lower, pieces_cost
+    """Points 0 = t0 < … < tn = lower, n within the kernel's limit at ``prec``, with M proved
+    positive definite on every [t_i, t_{i+1}] by the kernel's own test (its second-order or
+    Loewner bound, :func:`~symgauss.kernel.kinds.blowup.proved_on`; bisection)."""
+    from symgauss.kernel.kinds.blowup import MAX_PARTITION, gershgorin_shift, pieces_cost, proved_on
     c, most = gershgorin_shift(data.R), MAX_PARTITION // pieces_cost(prec)
     done, todo, gi = [], [(Fraction(0), lower)], {}     # gi: G_I at the points seen
     with flint.ctx.workprec(prec):
@@ -308,10 +303,10 @@ def _partition(data, lower: Fraction, prec: int) -> tuple | None:
             a, b = todo.pop()
             if len(done) + len(todo) >= most:     # the kernel reads no more
                 return None
-            N, gi[b] = m_lower(data.A, data.R, data.Lr, data.Dinv, c,
-                               flint.fmpq(a.numerator, a.denominator),
-                               flint.fmpq(b.numerator, b.denominator), gi.get(a))
-            if arb_positive_definite(N):
+            ok, gi[b] = proved_on(data.A, data.R, data.Lr, data.Dinv, c,
+                                  flint.fmpq(a.numerator, a.denominator),
+                                  flint.fmpq(b.numerator, b.denominator), gi.get(a))
+            if ok:
                 done.append(a)
                 continue
             if b - a < Fraction(1, 10 ** 200):
