@@ -284,6 +284,38 @@ def test_the_float_reference_does_not_call_a_saddle_at_infinity_a_blow_up():
     assert sol.status == 0 and 1e6 < np.trace(full(sol.y[:, -1])) < 1e9
 
 
+def test_a_float_reference_over_its_evaluation_budget_is_unclear_and_says_so(monkeypatch):
+    """LSODA stops after MAX_EVALS field evaluations: the reference is unclear, with a note that
+    classify's ``tried`` repeats (here with a budget of 200 on a plain blow-up, which needs more)."""
+    import symgauss.questions.regime.reference as reference
+    p = Problem(cov0=[[1, 0], [0, 1]], A=[[0, 1], [-1, 0]], V=[[1, 0], [0, 1]],
+                B=[[1, 0], [0, 1]])
+    assert reference.reference_regime(p)["kind"] == "blow-up"
+    monkeypatch.setattr(reference, "MAX_EVALS", 200)
+    ref = reference.reference_regime(p)
+    assert ref["kind"] == "unclear" and "200 field evaluations" in ref["note"]
+    r = classify(p)
+    assert any("200 field evaluations" in t for t in r.tried), r.tried
+
+
+@pytest.mark.slow
+def test_the_seed_9_problem_that_kept_lsoda_busy_for_minutes_reaches_the_budget(monkeypatch):
+    """Seed-9 general-11-d3: LSODA went past 3 million field evaluations (over a minute, and the
+    bench's 120 s limit for classify); it now stops at the budget, so `symgauss regime` answers
+    undecided with the reason instead of running on."""
+    import symgauss.questions.regime.reference as reference
+    from symgauss.questions.regime.ensemble import ensemble
+    p = next(q for _, q in ensemble(48, seed=9) if q.name == "general-11-d3")
+    real, calls = reference.float_field, []
+
+    def counted(problem):
+        f, full, y0 = real(problem)
+        return (lambda t, y: calls.append(1) or f(t, y)), full, y0
+    monkeypatch.setattr(reference, "float_field", counted)
+    ref = reference.reference_regime(p)
+    assert ref["kind"] == "unclear" and len(calls) == reference.MAX_EVALS, len(calls)
+
+
 def _float_blowup_time(problem, big=1e9):
     """T* from DOP853 on svec Σ (rtol 1e-13) up to ‖Σ‖ = big, plus 1/(relative speed)."""
     from scipy.integrate import solve_ivp

@@ -297,7 +297,7 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
         return linear
     from symgauss.questions.regime.reference import reference_regime
     proposal = reference_regime(problem)
-    tried = [f"float integration (LSODA on svec Σ): {proposal['kind']}"]
+    tried = [f"float integration (LSODA on svec Σ): {proposal['kind']}{proposal.get('note', '')}"]
     from symgauss.kernel.kinds.limit import MAX_D
     validated = problem.d <= MAX_D
     if not validated:
