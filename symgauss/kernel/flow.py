@@ -201,6 +201,13 @@ def slopes(flow, P):
     return X0, X, [[_frob(x) for x in row] for row in X]
 
 
+def frobenius_upper(M) -> flint.arb:
+    """An arb holding an upper bound of ‖M‖_F (M exact or a ball matrix)."""
+    total = sum((upper(abs(flint.arb(M[i, j]))) ** 2 for i in range(M.nrows())
+                 for j in range(M.ncols())), flint.arb(0))
+    return upper(total.sqrt())
+
+
 def _frob(X) -> flint.arb:
     """An upper bound of ‖X‖_F."""
     n = X.nrows()

@@ -47,6 +47,7 @@ import flint
 
 from symgauss.kernel.equations import riccati_R
 from symgauss.kernel.exact import eye, is_psd
+from symgauss.kernel.flow import frobenius_upper
 from symgauss.kernel.read import short_text
 from symgauss.kernel.schema import Field, Schema, choice, decimal, integer, positive, rationals, raw
 from symgauss.kernel.verdict import Invalid, NotProved, Refuted
@@ -143,12 +144,6 @@ def m_lower(A, R, Lr, Dinv, c, a, b, GI_a=None) -> tuple:
     return (N + N.transpose()) / 2, GI_b
 
 
-def fro(M) -> flint.arb:
-    """An upper bound of the Frobenius norm of the ball matrix M."""
-    return sum((M[i, j] ** 2 for i in range(M.nrows()) for j in range(M.ncols())),
-               flint.arb(0)).sqrt()
-
-
 def m_taylor(A, R, Lr, Dinv, a, b) -> list:
     """[N(b), N(a)] of the second-order bound M(t) ⪰ N(t) on [a, b] (module docstring)."""
     m, h = flint.arb((a + b) / 2), flint.arb((b - a) / 2)
@@ -156,6 +151,7 @@ def m_taylor(A, R, Lr, Dinv, a, b) -> list:
     L, Ra, Aa = flint.arb_mat(Lr), flint.arb_mat(R), flint.arb_mat(A)
     EL = E * L
     M, D1 = flint.arb_mat(Dinv) - L.transpose() * G * L, -(EL.transpose() * Ra * EL)
+    fro = frobenius_upper
     kappa = fro(EL) ** 2 * (2 * fro(Aa) * h).exp() * fro(Aa.transpose() * Ra + Ra * Aa)
     out = [M + D1 * s - flint.arb_mat(eye(M.nrows())) * (kappa * h * h / 2) for s in (h, -h)]
     return [(N + N.transpose()) / 2 for N in out]

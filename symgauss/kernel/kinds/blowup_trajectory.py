@@ -22,7 +22,16 @@ from __future__ import annotations
 import flint
 
 from symgauss.kernel.exact import eye, is_psd
-from symgauss.kernel.flow import Flow, check_steps, pairs, require_work, svec_of, sym_of, upper
+from symgauss.kernel.flow import (
+    Flow,
+    check_steps,
+    frobenius_upper,
+    pairs,
+    require_work,
+    svec_of,
+    sym_of,
+    upper,
+)
 from symgauss.kernel.kinds.blowup import SCHEMAS as BLOWUP
 from symgauss.kernel.kinds.blowup import check_claim
 from symgauss.kernel.kinds.blowup import statement as blowup_statement
@@ -66,13 +75,6 @@ def quadratic_form(params) -> flint.fmpq_mat:
 
 def trace_vector(d: int) -> flint.fmpq_mat:
     return flint.fmpq_mat(d * (d + 1) // 2, 1, [int(i == j) for i, j in pairs(d)])
-
-
-def frobenius_upper(M) -> flint.arb:
-    """An arb holding an upper bound of ‖M‖_F (M exact or a ball matrix)."""
-    total = sum((upper(abs(flint.arb(M[i, j]))) ** 2 for i in range(M.nrows())
-                 for j in range(M.ncols())), flint.arb(0))
-    return upper(total.sqrt())
 
 
 def _bernoulli_time(k, q, y0):
