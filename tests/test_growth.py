@@ -127,6 +127,20 @@ def test_classify_the_growth_example_is_rigorous_and_holds():
     assert r.certificate_data is not None and claim_holds(r.certificate_data)
 
 
+def test_a_slow_growth_needs_a_narrow_cusp_and_is_proved():
+    """Seed-12 general-31-d2 grows at rate ≈ 0.07: on every region of the first pass (κ ≥ 1/20)
+    ĝ's bounds straddle 0 (κ = 1/20: [−0.24, 0.39]), so the answer was float; the second pass
+    (κ = 1/200, 1/2000) proves it. The claim is checked by the independent numerical oracle."""
+    from symgauss.questions.regime.classify import classify
+    from symgauss.questions.regime.ensemble import ensemble
+    p = next(q for _, q in ensemble(48, seed=12) if q.name == "general-31-d2")
+    r = classify(p, digits=15)
+    assert (r.kind, r.level) == ("growth", "rigorous"), r.evidence
+    assert check_certificate(r.certificate_data).status == "verified"
+    assert Fraction(r.certificate_data["witness"]["kappa"]) <= Fraction(1, 200)
+    assert claim_holds(r.certificate_data)
+
+
 def test_a_degenerate_growth_is_not_certified_and_says_why():
     # e_1 spans ker B and ker Bᵀ: the equilibrium at infinity has DQ = 0 (not hyperbolic), and
     # A e_1 is not a multiple of e_1, so kind growth-axis does not apply either
