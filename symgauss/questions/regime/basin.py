@@ -174,7 +174,7 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None)
                     max_steps=steps, flow=flow)
     if run.stopped:
         return run, "region"
-    if run.why.startswith("stopped at"):    # accurate, but too short: longer steps
+    if len(run.steps) >= steps:     # every step validated, but too short: longer steps
         run = integrate(params, start, P, ell, inside, t_max=t_max, shrink_box=True,
                         max_steps=steps, flow=flow, safety=LONG_SAFETY)
         if run.stopped:

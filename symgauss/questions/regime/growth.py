@@ -61,6 +61,18 @@ def _decimal(x: flint.fmpq, up: bool) -> flint.fmpq:
     return flint.fmpq(m * 10 ** e) if e >= 0 else flint.fmpq(m, 10 ** (-e))
 
 
+def _cusps():
+    """(κ, u_max) to try: the largest u_max first — Σ enters the region sooner, while its steps
+    are accurate (a weak transversal rate needs small u, and fine u and angle pieces: the terms
+    of order u·‖c‖² must stay below the contraction κ·rate at the small end of each u piece);
+    then, when no region of those has ĝ proved positive, narrower cusps (ĝ's spread over the
+    region grows like κ: seed-12 general-31-d2 has ĝ ∈ [−0.24, 0.39] at κ = 1/20)."""
+    for kappas in ((20, 5, 2), (200, 2000)):
+        for u_max in (4, 10, 30, 100, 1000, 10 ** 4, 10 ** 5):
+            for k in kappas:
+                yield flint.fmpq(1, k), flint.fmpq(1, u_max)
+
+
 def find_growth(problem) -> BlowupBound:
     """A kernel-verified ``growth`` certificate, or why none was found (``BlowupBound`` carries
     the certificate and the reason; its enclosure is unused)."""
@@ -125,28 +137,15 @@ def find_growth(problem) -> BlowupBound:
                               for i in range(2) for j in range(2)])
     found = None
     with flint.ctx.workprec(prec):
-        # the largest u_max first: Σ enters the region sooner, while its steps are accurate
-        # (a weak transversal rate needs small u, and fine u and angle pieces: the terms of
-        # order u·‖c‖² must stay below the contraction κ·rate at the small end of each u piece);
-        # then, if ĝ is not proved positive on any of those, narrower cusps (ĝ's spread over the
-        # region grows like κ: seed-12 general-31-d2 has ĝ ∈ [−0.24, 0.39] at κ = 1/20)
-        for kappas in ((20, 5, 2), (200, 2000)):
-            for u_max in (flint.fmpq(1, 4), flint.fmpq(1, 10), flint.fmpq(1, 30),
-                          flint.fmpq(1, 100), flint.fmpq(1, 1000), flint.fmpq(1, 10 ** 4),
-                          flint.fmpq(1, 10 ** 5)):
-                for kappa in (flint.fmpq(1, k) for k in kappas):
-                    for arcs, pieces in ((64, 4), (256, 4), (1024, 4), (1024, 16), (2048, 16)):
-                        try:
-                            g = check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces)
-                        except NotProved:
-                            continue
-                        if g[0] > 0:    # else u may grow in the region: a smaller one
-                            found = (kappa, u_max, arcs, pieces, g)
-                        break
-                    if found:
-                        break
-                if found:
-                    break
+        for kappa, u_max in _cusps():
+            for arcs, pieces in ((64, 4), (256, 4), (1024, 4), (1024, 16), (2048, 16)):
+                try:
+                    g = check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces)
+                except NotProved:
+                    continue
+                if g[0] > 0:    # else u may grow in the region: a smaller one
+                    found = (kappa, u_max, arcs, pieces, g)
+                break
             if found:
                 break
     if found is None:
