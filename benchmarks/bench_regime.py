@@ -4,7 +4,7 @@ Every problem of :func:`symgauss.questions.regime.ensemble.ensemble` (every fami
 goes through ``classify`` (with a certificate directory, so that a certificate is written
 whenever one can be) and each certificate through the kernel (``symgauss.check``). The answer
 is compared with the float reference :func:`symgauss.questions.regime.reference.reference_regime`
-(LSODA on svec(Σ), t ≤ 400):
+(LSODA on svec(Σ), t ≤ 2000):
 
 * decided: the answer is not ``undecided``;
 * certified: a certificate was written and the kernel VERIFIED it;

@@ -190,7 +190,7 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None)
                      flow=flow), "identity"
 
 
-def find_limit(problem, proposal: dict, *, t_max: float = 200.0) -> LimitResult:
+def find_limit(problem, proposal: dict, *, t_max: float = 2000.0) -> LimitResult:
     """A kernel-verified ``limit`` certificate for ``problem`` following the float
     ``proposal`` (:func:`reference_regime`'s dict), or a LimitResult saying why not."""
 

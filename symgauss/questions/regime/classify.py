@@ -367,13 +367,13 @@ _FLOAT_FATES = {"growth": "‖Σ‖ passes 1e6 at a moderate relative speed (exp
 
 def _float_answer(proposal, res, method, tried) -> Regime:
     """The float integration's fate, labelled float: no method here proved it (``tried`` says
-    what was attempted); what decide_blowup proved is kept in the evidence."""
+    what was attempted; decide_blowup's proofs stay in the evidence)."""
+    from symgauss.questions.regime.reference import T_MAX
     kind = proposal["kind"]
     proved = f"{res.evidence}; " if res.regime in ("global", "bounded") else ""
-    eq = None
-    if proposal.get("limit") is not None and kind != "decay":
-        eq = tuple(tuple(f"{x:.10g}" for x in row) for row in proposal["limit"])
-    return Regime(kind, "float", f"{proved}float integration (LSODA on svec Σ, t ≤ 400): "
+    lim = proposal.get("limit")
+    eq = None if lim is None or kind == "decay" else tuple(tuple(f"{x:.10g}" for x in r) for r in lim)
+    return Regime(kind, "float", f"{proved}float integration (LSODA on svec Σ, t ≤ {T_MAX:g}): "
                   f"{_FLOAT_FATES[kind]} — evidence, not proved", method, equilibrium=eq,
                   tried=tuple(tried))
 
