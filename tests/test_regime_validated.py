@@ -332,6 +332,23 @@ def test_a_slow_singular_limit_whose_accurate_steps_ran_out_is_certified(tmp_pat
     assert np.linalg.eigvalsh(S)[0] < 1e-9 < np.linalg.eigvalsh(S)[-1]
 
 
+@pytest.mark.parametrize("seed, name, kind", [
+    (4, "general-31-d2", "singular-limit"), (10, "symmetric-B-33-d2", "stable-equilibrium")])
+def test_a_limit_approached_at_rate_0_02_is_decided_and_certified(tmp_path, seed, name, kind):
+    """‖F(Σ(t))‖ is still ≈ 1e-5 at t = 400 (rates near 0.02): with the float reference
+    stopping there the answer was undecided, and no proof was tried. The oracle integrates
+    on to t = 2000 by itself."""
+    from symgauss.kernel.checker import check_file
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.reference import reference_regime
+    p = next(q for _, q in ensemble(48, seed=seed) if q.name == name)
+    assert reference_regime(p, t_max=400)["kind"] == "unclear"
+    r = classify(p, certificate_dir=tmp_path)
+    assert (r.kind, r.level) == (kind, "rigorous"), r.evidence
+    assert check_file(r.certificate).status == "verified"
+    assert claim_holds(json.loads(Path(r.certificate).read_text()))
+
+
 def _float_blowup_time(problem, big=1e9):
     """T* from DOP853 on svec Σ (rtol 1e-13) up to ‖Σ‖ = big, plus 1/(relative speed)."""
     from scipy.integrate import solve_ivp
