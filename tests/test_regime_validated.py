@@ -258,6 +258,33 @@ def test_growth_with_an_indefinite_quadratic_part_is_proved():
     assert claim_holds(r.certificate_data)
 
 
+def test_steps_that_miss_the_region_say_where_every_try_stopped():
+    """find_limit's reason names each try of steps_into_region (the region's metric, changing
+    metric, ‖·‖_2) and where it stopped; it used to give only the last one's, which on seed-2
+    general-1-d2 hid that the first had run out of steps at t ≈ 93 while contracting."""
+    from symgauss.kernel.equations import svec
+    from symgauss.kernel.flow import Flow
+    from symgauss.kernel.read import read_problem
+    from symgauss.questions.regime.basin import (
+        _problem_data,
+        contraction_region,
+        newton_center,
+        steps_into_region,
+    )
+    from symgauss.questions.regime.reference import reference_regime
+    p = load_problem(EX / "general3.json")
+    ep = read_problem(_problem_data(p))
+    c = newton_center(ep.params, reference_regime(p)["limit"], p.d)
+    with flint.ctx.workprec(128):
+        P, ell, rho, _ = contraction_region(Flow(ep.params), c)
+    run, _ = steps_into_region(ep.params, svec(ep.cov0), P, ell, c, rho, t_max=0.05)
+    assert not run.stopped
+    parts = run.why.split("; ")
+    assert [x.split(":")[0] for x in parts] == [
+        "in the region's metric", "changing metric along the solution", "in ‖·‖_2"], run.why
+    assert all(": stopped at t = " in x and " steps" in x for x in parts), run.why
+
+
 def test_undecided_says_why_and_what_was_tried():
     # symmetric B, d = 4 (seed-21 ensemble, problem 23): the solution passes near a saddle at
     # infinity and lingers there; no method here decides it

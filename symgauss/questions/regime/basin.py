@@ -158,7 +158,8 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None)
     region, once more with longer steps, LONG_SAFETY); or else starting in ‖·‖_P and changing to
     metrics that follow the solution (``run.switches``, the kernel's ``metrics``); or else in
     ‖·‖_2 (an ill-conditioned P can make the steps stall), converted by
-    ‖e‖_P ≤ √‖P‖_∞·‖e‖_2 as the kernel does."""
+    ‖e‖_P ≤ √‖P‖_∞·‖e‖_2 as the kernel does. If none gets there, the run's ``why`` names every
+    try and where it stopped."""
     from symgauss.integrate.validated import integrate
     from symgauss.kernel.exact import eye, norm_inf
     from symgauss.kernel.flow import MAX_STEP_WORK, p_norm
@@ -170,24 +171,33 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None)
         return float(p_norm(Pa, gap).mid()) + float(r.mid()) < target
     work = MAX_STEP_WORK // (24 * 24 * (len(params.heads) + 1))   # a change of metric: 1
     steps = min(MAX_STEPS, work)
-    run = integrate(params, start, P, ell, inside, t_max=t_max, shrink_box=True,
-                    max_steps=steps, flow=flow)
+    whys = []       # each try's reason, for the answer's ``tried``
+
+    def tried(run, how):
+        whys.append(f"{how}: {run.why}")
+        return run
+    run = tried(integrate(params, start, P, ell, inside, t_max=t_max, shrink_box=True,
+                          max_steps=steps, flow=flow), "in the region's metric")
     if run.stopped:
         return run, "region"
     if len(run.steps) >= steps:     # every step validated, but too short: longer steps
-        run = integrate(params, start, P, ell, inside, t_max=t_max, shrink_box=True,
-                        max_steps=steps, flow=flow, safety=LONG_SAFETY)
+        run = tried(integrate(params, start, P, ell, inside, t_max=t_max, shrink_box=True,
+                              max_steps=steps, flow=flow, safety=LONG_SAFETY), "longer steps")
         if run.stopped:
             return run, "region"
     # the region's metric can be far from the flow's along the way: follow the solution
-    run = integrate(params, start, P, ell, inside, t_max=t_max, flow=flow, adapt=ADAPT,
-                    max_steps=min(MAX_STEPS, work - MAX_SWITCHES))
+    run = tried(integrate(params, start, P, ell, inside, t_max=t_max, flow=flow, adapt=ADAPT,
+                          max_steps=min(MAX_STEPS, work - MAX_SWITCHES)),
+                "changing metric along the solution")
     if run.stopped:
         return run, "region"
     scale = math.sqrt(float(norm_inf(P)))
-    return integrate(params, start, eye(len(start)), flint.fmpq(1),
-                     lambda pt, r: inside(pt, r * scale), t_max=t_max, max_steps=steps,
-                     flow=flow), "identity"
+    run = tried(integrate(params, start, eye(len(start)), flint.fmpq(1),
+                          lambda pt, r: inside(pt, r * scale), t_max=t_max, max_steps=steps,
+                          flow=flow), "in ‖·‖_2")
+    if not run.stopped:
+        run.why = "; ".join(whys)
+    return run, "identity"
 
 
 def find_limit(problem, proposal: dict, *, t_max: float = 2000.0) -> LimitResult:
