@@ -371,8 +371,8 @@ def _float_answer(proposal, res, method, tried) -> Regime:
     from symgauss.questions.regime.reference import T_MAX
     kind = proposal["kind"]
     proved = f"{res.evidence}; " if res.regime in ("global", "bounded") else ""
-    lim = proposal.get("limit")
-    eq = None if lim is None or kind == "decay" else tuple(tuple(f"{x:.10g}" for x in r) for r in lim)
+    lim = proposal.get("limit") if kind != "decay" else None
+    eq = None if lim is None else tuple(tuple(f"{x:.10g}" for x in r) for r in lim)
     return Regime(kind, "float", f"{proved}float integration (LSODA on svec Σ, t ≤ {T_MAX:g}): "
                   f"{_FLOAT_FATES[kind]} — evidence, not proved", method, equilibrium=eq,
                   tried=tuple(tried))
