@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -283,6 +284,27 @@ def test_steps_that_miss_the_region_say_where_every_try_stopped():
     assert [x.split(":")[0] for x in parts] == [
         "in the region's metric", "changing metric along the solution", "in ‖·‖_2"], run.why
     assert all(": stopped at t = " in x and " steps" in x for x in parts), run.why
+
+
+def test_a_growth_whose_rate_keeps_rising_is_not_called_growth():
+    """Seed-2 general-11-d3: ‖Σ‖ passes 1e6 at relative speed ≈ 440 (under the blow-up test's
+    1e3), up from ≈ 54 at 1e4 — faster than exponential, which in floats can be a blow-up; it
+    was answered 'growth' at level float. A steady growth of the same seed still is one, and
+    classify still tries the growth proofs (their reason is in ``tried``)."""
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.reference import STEADY, reference_regime
+    ps = {q.name: q for _, q in ensemble(48, seed=2)}
+    ref = reference_regime(ps["general-11-d3"])
+    assert (ref["kind"], ref["growth_seen"]) == ("unclear", True)
+    found = re.findall(r"speed ([\d.]+), up from ([\d.]+)", ref["note"])
+    high, low = (float(x) for x in found[0])
+    assert high > 5 * low > 5 * STEADY
+    assert reference_regime(ps["growth-38-d2"])["kind"] == "growth"
+    r = classify(ps["general-11-d3"], digits=15)
+    assert r.kind == "undecided"
+    assert "faster than exponential" in r.tried[0]
+    assert any(t.startswith("validated integration + an invariant region at infinity")
+               for t in r.tried), r.tried
 
 
 def test_undecided_says_why_and_what_was_tried():

@@ -308,7 +308,7 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
             limit = _limit_regime(problem, proposal, tried)
             if limit is not None:
                 return limit
-    if validated and proposal["kind"] == "growth":
+    if validated and (proposal["kind"] == "growth" or proposal.get("growth_seen")):
         growth = _growth_regime(problem, tried)
         if growth is not None:
             return growth
@@ -359,7 +359,7 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
                   "decide", method, tried=tuple(tried))
 
 
-_FLOAT_FATES = {"growth": "‖Σ‖ passes 1e6 at a moderate relative speed (exponential growth)",
+_FLOAT_FATES = {"growth": "‖Σ‖ passes 1e6 at a moderate relative speed, steady since 1e4",
                 "stable-equilibrium": "Σ(t) settles at a positive-definite matrix",
                 "singular-limit": "Σ(t) settles at a singular matrix",
                 "decay": "Σ(t) → 0"}

@@ -10,8 +10,9 @@ Rules (float, labelled as such):
   singularity: ‖F‖/‖Σ‖ ~ 1/(T* − t)), and going on to ‖Σ‖ = 1e12 gives the same time plus
   1/speed to 1e-4 relative (``t_star``, the later estimate); else ``unclear`` (a trajectory can
   pass near a saddle at infinity, fast, and linger there).
-* ``growth``: ‖Σ‖ passes 1e6 at a moderate relative speed (exponential growth), or keeps
-  growing at a steady exponential rate until the end.
+* ``growth``: ‖Σ‖ passes 1e6 at a moderate relative speed (exponential growth) at most
+  STEADY times the one at 1e4, or keeps growing at a steady exponential rate until the end;
+  a speed that rose more is ``unclear`` (with ``growth_seen``: faster than exponential).
 * ``decay`` / ``singular-limit`` / ``stable-equilibrium``: ‖F(Σ)‖ < 1e-9·max(1, ‖Σ‖) at the end;
   the limit is 0, singular (λmin < 1e-6 λmax) or positive definite.
 * ``unclear``: none of these by t = ``t_max`` (slow, oscillating or borderline).
@@ -58,6 +59,11 @@ def float_field(problem):
 #: growth-8-d2: ‖F‖ ≈ 1e-4 at t = 400, 3e-9 at t = 800; the test below is ‖F‖ < 1e-9·max(1, ‖Σ‖))
 T_MAX = 2000.0
 
+#: a growth is called exponential when the relative speed ‖F(Σ)‖/‖Σ‖ at max|Σ_ij| = 1e6 is at
+#: most this many times the one at 1e4 (the ensemble's 76 growths over fourteen seeds: the 33
+#: certified ones have ratios in [0.996, 1.0]; ten float ones rise by 1.12 to 8.5 times)
+STEADY = 1.1
+
 #: at most this many field evaluations (about 10 s); the ensemble's problems of seeds 2, 4, 10,
 #: 13 and 21 take at most 61 000
 MAX_EVALS = 500_000
@@ -97,10 +103,17 @@ def _regime(f, full, y0, t_max: float) -> dict:
     def big(_t, y):
         return np.max(np.abs(y)) - 1e6
     big.terminal = True
-    t0, y, history = 0.0, y0, []
+
+    def mid(_t, y):
+        return np.max(np.abs(y)) - 1e4
+    t0, y, history, early = 0.0, y0, [], None
     while t0 < t_max:
         t1 = min(t_max, t0 + 20.0)
-        sol = solve_ivp(f, (t0, t1), y, method="LSODA", rtol=1e-10, atol=1e-14, events=big)
+        sol = solve_ivp(f, (t0, t1), y, method="LSODA", rtol=1e-10, atol=1e-14,
+                        events=[big, mid])
+        if early is None and len(sol.t_events[1]):
+            Sm = full(sol.y_events[1][0])
+            early = np.linalg.norm(field(Sm)) / np.linalg.norm(Sm)
         y = sol.y[:, -1]
         S = full(y)
         nS = np.linalg.norm(S)
@@ -108,6 +121,11 @@ def _regime(f, full, y0, t_max: float) -> dict:
             speed = np.linalg.norm(field(S)) / nS
             if speed > 1e3:   # ‖Σ‖ ~ K/(T* − t): the relative speed is 1/(T* − t)
                 return _confirmed(f, full, sol.t[-1], y, sol.t[-1] + 1 / speed)
+            if early is not None and speed > STEADY * early:
+                return {"kind": "unclear", "t_star": None, "limit": None, "growth_seen": True,
+                        "note": f" (‖Σ‖ passed 1e6 at relative speed {speed:.3g}, up from "
+                                f"{early:.3g} at 1e4: faster than exponential, a growth or a "
+                                "blow-up the float integration cannot tell apart)"}
             return {"kind": "growth", "t_star": None, "limit": None}
         if not sol.success:
             return {"kind": "unclear", "t_star": None, "limit": None}
