@@ -106,6 +106,7 @@ def _regime(f, full, y0, t_max: float) -> dict:
 
     def mid(_t, y):
         return np.max(np.abs(y)) - 1e4
+    mid.direction = 1   # growing through 1e4
     t0, y, history, early = 0.0, y0, [], None
     while t0 < t_max:
         t1 = min(t_max, t0 + 20.0)
