@@ -76,7 +76,9 @@ class _TooSlow(Exception):
 def reference_regime(problem, t_max: float = T_MAX) -> dict:
     """{"kind", "t_star" (blow-up), "limit" (d×d list, convergent kinds)} by LSODA; ``unclear``
     with a "note" (text to append to the kind) when LSODA needs more than MAX_EVALS field
-    evaluations (seed-9 general-11-d3 took over 3 million, a minute, and was still at it)."""
+    evaluations (seed-9 general-11-d3 took over 3 million, a minute, and was still at it), or
+    with a note and ``growth_seen`` when Σ grows faster than exponentially (module docstring;
+    classify still tries its growth proofs then)."""
     f_eval, full, y0 = float_field(problem)
     evals = [0]
 
