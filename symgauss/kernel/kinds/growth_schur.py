@@ -1,0 +1,379 @@
+"""WORK IN PROGRESS (branch wip/growth-schur; not registered on main, not tested).
+
+Checker for kind ``"growth-schur"``: Σ(t) exists for all t ≥ 0 and Σ_jj(t) grows exponentially,
+without blowing up (d = 3, one head), when Σ/tr Σ tends to vvᵀ with v on B's null cone — a
+one-parameter family of directions at infinity at d = 3, so the compactified flow has a zero
+eigenvalue along it and kind ``growth``'s region cannot be used. Here the time is t itself and
+the problem is a singular perturbation, proved by an invariant region of Tikhonov type.
+
+Coordinates (``axis`` j first: the problem is permuted so that j is index 0). Schur form
+Σ = σ·vvᵀ + diag(0, C), v = (1, y) (σ = Σ₀₀, y = Σ₁:,₀/σ, C the Schur complement, all exact for
+σ > 0). With a = Vv, w = Bᵀv, w̃ = w₁:, q = vᵀBv, ã = a₁: − y·a₀, u = 1/σ, the fast variables
+η = σ·q and ξ = σ·Cw̃ (∈ R²), and γ = (Jw̃)ᵀC(Jw̃)/|w̃|² (J the quarter turn; C =
+u·S(ξ) + γ·(Jw̃)(Jw̃)ᵀ/|w̃|², S(ξ) = (ξw̃ᵀ + w̃ξᵀ)/|w̃|² − (ξ·w̃)w̃w̃ᵀ/|w̃|⁴), and p = y_{1−k}
+(y_k is the root, branch ``branch`` s, of the quadratic q(1, y) = u·η), eq. 1.1 becomes, exactly
+(M = A + σ·awᵀ + VĈB, N = A + VĈB, K = N₁:,₁: − y·N₀,₁:):
+
+    g = σ'/σ = 2[(Av)₀ + η·a₀ + (VĈBv)₀],   u' = −g·u,
+    y' = P_y(Av + VĈBv) + η·ã + u·[a₀ξ + C((Aᵀe₀)₁: + (BᵀĈVᵀe₀)₁:)],   P_y(x) = x₁: − y·x₀,
+    C' = KC + CKᵀ + ãξᵀ + ξãᵀ,   u·η' = u·g·η + ∇q·y',   u·ξ' = u·g·ξ + C'w̃ + C·(Bᵀ)₁:,₁:·y',
+
+and γ', p' follow by the product rule. No 1/u is left: s = (p, γ) is slow, f = (η, ξ) fast
+(u·f' = L·f + …, attracting when L is Hurwitz). Region R: 0 < u ≤ u_max, ‖s − s*‖_Ps ≤ ρ,
+‖δ‖_Pf ≤ r with δ = f − f* − G(s − s*) (G: the slow manifold's slope). R is forward invariant
+(Nagumo) when on each of its sides the outward derivative is negative: u' = −g·u < 0 (g > 0 on R);
+on the slow side ds' = S(0) + J̃·ds with J̃ the balls of ∂ds'/∂ds over R's box: J̃ᵀPs + PsJ̃ ≼
+−2·slow_rate·Ps and ‖S(0)‖_Ps < slow_rate·ρ; on the fast side, per box of the slow ball
+(``slow_cells`` per axis) and piece of u (``u_pieces``), the same with u·δ' and fast_rate, its
+F(0) in the mean-value form in (s, u). The centres move with u to second order (``K``, ``H``).
+The square root must be real and |w̃| > 0 on all of R, so the coordinates are a chart there.
+Then Σ(t) stays in R for t ≥ t0 (bounded y, C), so it
+exists for all t, and σ(t0)·e^{a(t−t0)} ≤ σ(t) ≤ σ(t0)·e^{b(t−t0)} with g ∈ [a, b] on R.
+
+Claim: ``axis`` j, ``t_enter`` t0 (the steps' total), ``rate_lower`` a > 0, ``rate_upper`` b.
+Witness: ``steps``, ``order``, ``prec`` (eq. 1.1, metric I, as kind ``limit``; optional
+``metrics``), ``k``, ``branch``, ``s_star``, ``f_star``, ``G`` (3×2), ``K`` (2×2), ``H`` (2×3),
+``Ps`` (2×2), ``rho``, ``slow_rate``, ``Pf`` (3×3), ``r``, ``fast_rate``, ``u_max``,
+``slow_cells``, ``u_pieces``.
+"""
+from __future__ import annotations
+
+import itertools
+
+import flint
+
+from symgauss.kernel.exact import eye, require_pd
+from symgauss.kernel.flow import Flow, contracts, p_norm, svec_of, sym_of, upper
+from symgauss.kernel.kinds.limit import (
+    MAX_ORDER,
+    MAX_PREC,
+    MIN_PREC,
+    read_timed_steps,
+    steps_in_region_metric,
+)
+from symgauss.kernel.read import short_text
+from symgauss.kernel.schema import Field, Schema, choice, integer, mat, positive, raw, sym, vec
+from symgauss.kernel.verdict import Invalid, NotProved
+
+MAX_CELLS = 200_000
+SCHEMAS = {"growth-schur": Schema(
+    {"axis": Field(integer(0, 2)), "t_enter": Field(positive),
+     "rate_lower": Field(positive), "rate_upper": Field(positive)},
+    {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
+     "prec": Field(integer(MIN_PREC, MAX_PREC)), "k": Field(integer(0, 1)),
+     "branch": Field(choice(-1, 0, 1)), "s_star": Field(vec(2)), "f_star": Field(vec(3)),
+     "G": Field(mat(3, 2)), "K": Field(mat(2, 2)), "H": Field(mat(2, 3)), "Ps": Field(sym(2)), "rho": Field(positive), "Pf": Field(sym(3)),
+     "r": Field(positive), "fast_rate": Field(positive), "slow_rate": Field(positive), "u_max": Field(positive),
+     "slow_cells": Field(integer(1, 64)), "u_pieces": Field(integer(1, 64)),
+     "metrics": Field(raw, False)},
+    "rigorous", {"d": 3})}
+
+
+def statement(kind, claim, problem) -> str:
+    j, t0, a, b = claim["axis"], *(short_text(claim[k]) for k in ("t_enter", "rate_lower",
+                                                                   "rate_upper"))
+    s = f"Σ_{j + 1}{j + 1}"
+    return (f"Σ(t) exists for all t ≥ 0 and grows without bound: for t ≥ t0 = {t0}, "
+            f"{s}(t0)·e^({a}·(t − t0)) ≤ {s}(t) ≤ {s}(t0)·e^({b}·(t − t0))")
+
+
+def permuted(M, j):
+    """M with index j moved to the front (the others in order), as nested lists."""
+    order = [j] + [i for i in range(3) if i != j]
+    return [[M[a][b] for b in order] for a in order]
+
+
+def _mv(M, x):
+    return [sum((M[i][c] * x[c] for c in range(1, len(x))), M[i][0] * x[0]) for i in range(len(M))]
+
+
+def _tmv(M, x):
+    return [sum((M[c][i] * x[c] for c in range(1, len(x))), M[0][i] * x[0]) for i in range(len(M))]
+
+
+def lift(B, z, k, branch, sqrt):
+    """(y, C, w̃, |w̃|², Jw̃) at z = (u, p, η, γ, ξ₀, ξ₁); ``branch`` 0 when B's coefficient of
+    y_k² is zero (q is then linear in y_k)."""
+    u, p, eta, gam, x0, x1 = z
+    K1, J1 = k + 1, 2 - k
+    al, be = B[K1][K1], B[0][K1] + B[K1][0] + (B[J1][K1] + B[K1][J1]) * p
+    c0 = B[0][0] + (B[0][J1] + B[J1][0]) * p + B[J1][J1] * p * p - u * eta
+    yk = -c0 / be if branch == 0 else (-be + branch * sqrt(be * be - 4 * al * c0)) / (2 * al)
+    y = [yk, p] if k == 0 else [p, yk]
+    w = _tmv(B, [1, y[0], y[1]])
+    wt = w[1:]
+    n2 = wt[0] * wt[0] + wt[1] * wt[1]
+    Jw = [-wt[1], wt[0]]
+    xi = [x0, x1]
+    xw = x0 * wt[0] + x1 * wt[1]
+    C = [[u * ((xi[a] * wt[b] + wt[a] * xi[b]) / n2 - xw * wt[a] * wt[b] / (n2 * n2))
+          + gam * Jw[a] * Jw[b] / n2 for b in range(2)] for a in range(2)]
+    return y, C, wt, n2, Jw
+
+
+def field(A, V, B, z, k, branch, sqrt):
+    """(u', p', u·η', γ', u·ξ₀', u·ξ₁', g) at z (module docstring; any numbers with + − × /)."""
+    u, p, eta, gam, x0, x1 = z
+    y, C, wt, n2, Jw = lift(B, z, k, branch, sqrt)
+    v = [1, y[0], y[1]]
+    Ch = [[0, 0, 0], [0, C[0][0], C[0][1]], [0, C[1][0], C[1][1]]]
+    a = _mv(V, v)
+    at = [a[1] - y[0] * a[0], a[2] - y[1] * a[0]]
+    x = [ai + bi for ai, bi in zip(_mv(A, v), _mv(V, _mv(Ch, _mv(B, v))))]
+    g = 2 * (x[0] + eta * a[0])
+    e = [A[0][1], A[0][2]]
+    t3 = _tmv(B, _mv(Ch, V[0]))
+    f = [e[0] + t3[1], e[1] + t3[2]]
+    Cf = [C[i][0] * f[0] + C[i][1] * f[1] for i in range(2)]
+    xi = [x0, x1]
+    yd = [x[i + 1] - y[i] * x[0] + eta * at[i] + u * (a[0] * xi[i] + Cf[i]) for i in range(2)]
+    VCB = [[sum(V[i][m] * sum(Ch[m][n] * B[n][c] for n in range(3)) for m in range(3))
+            for c in range(3)] for i in range(3)]
+    N = [[A[i][c] + VCB[i][c] for c in range(3)] for i in range(3)]
+    K = [[N[i + 1][c + 1] - y[i] * N[0][c + 1] for c in range(2)] for i in range(2)]
+    KC = [[K[i][0] * C[0][c] + K[i][1] * C[1][c] for c in range(2)] for i in range(2)]
+    Cd = [[KC[i][c] + KC[c][i] + at[i] * xi[c] + xi[i] * at[c] for c in range(2)]
+          for i in range(2)]
+    grad = [sum((B[i + 1][c] + B[c][i + 1]) * v[c] for c in range(3)) for i in range(2)]
+    ueta = u * g * eta + grad[0] * yd[0] + grad[1] * yd[1]
+    wd = [B[1][i + 1] * yd[0] + B[2][i + 1] * yd[1] for i in range(2)]
+    Cw = [Cd[i][0] * wt[0] + Cd[i][1] * wt[1] + C[i][0] * wd[0] + C[i][1] * wd[1]
+          for i in range(2)]
+    uxi = [u * g * xi[i] + Cw[i] for i in range(2)]
+    Jd = [-wd[1], wd[0]]
+    JCJ = sum(Jd[i] * C[i][c] * Jw[c] for i in range(2) for c in range(2))
+    JCdJ = sum(Jw[i] * Cd[i][c] * Jw[c] for i in range(2) for c in range(2))
+    gd = (2 * JCJ + JCdJ) / n2 - gam * 2 * (wt[0] * wd[0] + wt[1] * wd[1]) / n2
+    return [-g * u, yd[1 - k], ueta, gd, uxi[0], uxi[1], g]
+
+
+class Dual:
+    """A value and its gradient (balls), for the mean-value form on the fast side."""
+
+    def __init__(self, v, d):
+        self.v, self.d = v, d
+
+    def __add__(self, o):
+        if isinstance(o, Dual):
+            return Dual(self.v + o.v, [a + b for a, b in zip(self.d, o.d)])
+        return Dual(self.v + o, self.d)
+    __radd__ = __add__
+
+    def __neg__(self):
+        return Dual(-self.v, [-a for a in self.d])
+
+    def __sub__(self, o):
+        return self + (-o)
+
+    def __rsub__(self, o):
+        return (-self) + o
+
+    def __mul__(self, o):
+        if isinstance(o, Dual):
+            return Dual(self.v * o.v, [a * o.v + self.v * b for a, b in zip(self.d, o.d)])
+        return Dual(self.v * o, [a * o for a in self.d])
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        if isinstance(o, Dual):
+            return self * Dual(1 / o.v, [-b / (o.v * o.v) for b in o.d])
+        return Dual(self.v / o, [a / o for a in self.d])
+
+    def __rtruediv__(self, o):
+        return Dual(flint.arb(o), [flint.arb(0)] * len(self.d)) / self
+
+    def sqrt(self):
+        r = self.v.sqrt()
+        return Dual(r, [a / (2 * r) for a in self.d])
+
+    def is_finite(self):
+        return self.v.is_finite() and all(a.is_finite() for a in self.d)
+
+
+def _sqrt(x):
+    return x.sqrt()
+
+
+def _box(P, rad):
+    """Half-widths of the box around {‖x‖_P ≤ rad}: rad·√((P⁻¹)_ii)."""
+    Pi = flint.arb_mat(P).inv()
+    return [flint.arb(rad) * Pi[i, i].sqrt() for i in range(P.nrows())]
+
+
+def _cells(half, m):
+    """Balls covering Π [−h_i, h_i], m pieces per axis."""
+    axes = [[h * flint.arb(flint.fmpq(2 * i + 1 - m, m), flint.fmpq(1, m)) for i in range(m)]
+            for h in half]
+    return itertools.product(*axes)
+
+
+def _span(x) -> str:
+    return f"it lies in [{float(x.mid() - x.rad()):.3g}, {float(x.mid() + x.rad()):.3g}]"
+
+
+def _quad(x, P, y):
+    return sum((x[i] * flint.arb(P[i, c]) * y[c] for i in range(len(x)) for c in range(len(y))),
+               flint.arb(0))
+
+
+def _drift(out, u, K):
+    """ds' = s' + (K₁ + 2K₂u)·g·u from the field's ``out``."""
+    return [out[1 + 2 * i] + (K[0][i] + 2 * K[1][i] * u) * out[6] * u for i in range(2)]
+
+
+def _rhs(out, u, G, K, H):
+    """u·δ' = u·f' − G·u·ds' + (H₁ + 2H₂u)·g·u² (3 entries) from the field's ``out``."""
+    us = [x * u for x in _drift(out, u, K)]
+    return [x - gi[0] * us[0] - gi[1] * us[1] + (H[0][i] + 2 * H[1][i] * u) * out[6] * u * u
+            for i, (x, gi) in enumerate(zip((out[2], out[4], out[5]), G))]
+
+
+def _seeded(x):
+    return [Dual(xi, [flint.arb(int(i == c)) for c in range(len(x))]) for i, xi in enumerate(x)]
+
+
+def _mean_value(fn, box) -> list:
+    """fn over the box of balls, in the mean-value form: fn(c) + ∂fn(box)·(x − c)."""
+    c = [flint.arb(x.mid()) for x in box]
+    return [v + sum((gi * (x - ci) for gi, x, ci in zip(d.d, box, c)), flint.arb(0))
+            if isinstance(d, Dual) else v for v, d in zip(fn(c), fn(_seeded(box)))]
+
+
+def fast_side(at, u, ds, full_f, G, K, H, Pf, kf, r) -> None:
+    """On ‖δ‖_Pf = r, with s in the box ``ds`` and u in its piece: F(δ) = u·f' − G·u·s' =
+    F(0) + J̃δ with J̃ in the balls of ∂F/∂δ over the fast box (mean value), so δᵀPf·F(δ) ≤
+    r·‖F(0)‖_Pf − kf·r² when J̃ᵀPf + PfJ̃ ≼ −2kf·Pf; F(0) in the mean-value form in (s, u)."""
+    zero = [flint.arb(0)] * 3
+    F0 = _mean_value(lambda x: _rhs(at(x[2], x[:2], zero), x[2], G, K, H), list(ds) + [u])
+    J = _rhs(at(u, ds, _seeded(full_f)), u, G, K, H)
+    Jm = flint.arb_mat(3, 3, [J[i].d[c] for i in range(3) for c in range(3)])
+    if not contracts(flint.arb_mat(Pf), Jm, flint.arb(kf)):
+        raise NotProved("the region is not proved invariant: on its fast side, u·f' does not "
+                        "contract at the witness's fast_rate in ‖·‖_Pf")
+    size = p_norm(flint.arb_mat(Pf), F0)
+    if not size < flint.arb(kf) * r:
+        raise NotProved("the region is not proved invariant: on its fast side, the forcing "
+                        f"‖F(0)‖_Pf ({_span(size)}) is not below fast_rate·r")
+
+
+def slow_side(at, u, sbox, full_f, K, Ps, ks, rho) -> None:
+    """On ‖s − s*‖_Ps = ρ, f anywhere in its band and u in its piece: S(ds) = s' = S(0) + J̃·ds
+    (J̃ in the balls of ∂s'/∂s over the region's box, with f = f* + G·ds + δ), so
+    dsᵀPs·s' ≤ ρ·‖S(0)‖_Ps − ks·ρ² when J̃ᵀPs + PsJ̃ ≼ −2ks·Ps."""
+    zero = [flint.arb(0)] * 2
+
+    S0 = _mean_value(lambda x: _drift(at(x[0], zero, full_f), x[0], K), [u])
+    J = _drift(at(u, _seeded([h * flint.arb(0, 1) for h in sbox]), full_f), u, K)
+    Jm = flint.arb_mat(2, 2, [J[i].d[c] for i in range(2) for c in range(2)])
+    if not contracts(flint.arb_mat(Ps), Jm, flint.arb(ks)):
+        raise NotProved("the region is not proved invariant: on its slow side, s' does not "
+                        "contract at the witness's slow_rate in ‖·‖_Ps")
+    size = p_norm(flint.arb_mat(Ps), S0)
+    if not size < flint.arb(ks) * rho:
+        raise NotProved("the region is not proved invariant: on its slow side, the drift "
+                        f"‖s'(s*)‖_Ps ({_span(size)}) is not below slow_rate·ρ")
+
+
+def check_region(problem, w):
+    """The side conditions of R (module docstring); returns (min, max) of g on R."""
+    p = problem.params
+    A, V, B = (permuted(M.tolist(), w["axis"]) for M in (p.A, *p.heads[0]))
+    k, br = w["k"], w["branch"]
+    if (br == 0) != (B[k + 1][k + 1] == 0):
+        raise Invalid("witness.branch must be 0 exactly when B's coefficient of y_k² is 0")
+    A, V, B = ([[flint.arb(x) for x in row] for row in M] for M in (A, V, B))
+    ss, fs = [flint.arb(x) for x in w["s_star"]], [flint.arb(x) for x in w["f_star"]]
+    G = [[flint.arb(w["G"][i, c]) for c in range(2)] for i in range(3)]
+    K, H = ([[flint.arb(M[i, c]) for c in range(M.ncols())] for i in range(2)]
+            for M in (w["K"], w["H"]))
+    Ps, Pf = w["Ps"], w["Pf"]
+    rho, r, kf = flint.arb(w["rho"]), flint.arb(w["r"]), w["fast_rate"]
+    m = w["u_pieces"]
+    us = [flint.arb(flint.fmpq(2 * i + 1, 2 * m) * w["u_max"], flint.fmpq(1, 2 * m) * w["u_max"])
+          for i in range(m)]
+    fbox, sbox = _box(Pf, w["r"]), _box(Ps, w["rho"])
+
+    def at(u, ds, df):
+        fv = [fs[i] + G[i][0] * ds[0] + G[i][1] * ds[1] + (H[0][i] + H[1][i] * u) * u + df[i]
+              for i in range(3)]
+        sv = [ss[i] + (K[0][i] + K[1][i] * u) * u + ds[i] for i in range(2)]
+        z = [u, sv[0], fv[0], sv[1], fv[1], fv[2]]
+        out = field(A, V, B, z, k, br, _sqrt)
+        if not all(x.is_finite() for x in out):
+            raise NotProved("the coordinates are not proved a chart on the region (a square "
+                            "root of a ball reaching below 0, or |w̃| not proved > 0)")
+        return out
+    lo = hi = None
+    slow_boxes = [list(c) for c in _cells(sbox, w["slow_cells"])
+                  if _quad(c, Ps, c).mid() - _quad(c, Ps, c).rad() <= flint.arb(w["rho"]) ** 2]
+    full_f = [h * flint.arb(0, 1) for h in fbox]
+    for u in us:
+        slow_side(at, u, sbox, full_f, K, Ps, w["slow_rate"], rho)
+        for ds in slow_boxes:
+            fast_side(at, u, ds, full_f, G, K, H, Pf, kf, r)
+            g = at(u, ds, full_f)[6]
+            a, b = g.mid() - g.rad(), g.mid() + g.rad()
+            lo = a if lo is None or a < lo else lo
+            hi = b if hi is None or b > hi else hi
+    return lo, hi
+
+
+def coordinates(B, S, k, branch):
+    """(u, s = (p, γ), f = (η, ξ₀, ξ₁)) of the permuted Σ (an arb_mat, σ = Σ₀₀ > 0 proved),
+    and the branch test: ``branch``·(2α·y_k + β) > 0 when q is quadratic in y_k."""
+    sig = S[0, 0]
+    if not sig > 0:
+        raise NotProved("Σ_jj(t0) > 0 is not proved")
+    y = [S[1, 0] / sig, S[2, 0] / sig]
+    C = [[S[a + 1, b + 1] - S[a + 1, 0] * S[b + 1, 0] / sig for b in range(2)] for a in range(2)]
+    v = [flint.arb(1), y[0], y[1]]
+    q = sum((B[a][b] * v[a] * v[b] for a in range(3) for b in range(3)), flint.arb(0))
+    wt = _tmv(B, v)[1:]
+    n2 = wt[0] * wt[0] + wt[1] * wt[1]
+    Jw = [-wt[1], wt[0]]
+    xi = [sig * (C[a][0] * wt[0] + C[a][1] * wt[1]) for a in range(2)]
+    gam = sum((Jw[a] * C[a][b] * Jw[b] for a in range(2) for b in range(2)), flint.arb(0)) / n2
+    K1, J1 = k + 1, 2 - k
+    if branch != 0 and not branch * (2 * B[K1][K1] * y[k] + B[0][K1] + B[K1][0]
+                                     + (B[J1][K1] + B[K1][J1]) * y[1 - k]) > 0:
+        raise NotProved("y_k at t0 is not proved on the witness's branch of q = u·η")
+    return 1 / sig, [y[1 - k], gam], [sig * q, xi[0], xi[1]]
+
+
+def entry(problem, w, end, r_end) -> None:
+    """Σ within r_end (metric I) of the svec ``end`` lies in R (else NotProved)."""
+    S = sym_of(end, 3, upper(r_end))
+    j = w["axis"]
+    S = flint.arb_mat(permuted([[S[a, b] for b in range(3)] for a in range(3)], j))
+    B = [[flint.arb(x) for x in row] for row in permuted(problem.params.heads[0][1].tolist(), j)]
+    u, s, f = coordinates(B, S, w["k"], w["branch"])
+    K, H = w["K"], w["H"]
+    ds = [s[i] - flint.arb(w["s_star"][i]) - (flint.arb(K[0, i]) + flint.arb(K[1, i]) * u) * u
+          for i in range(2)]
+    df = [f[i] - flint.arb(w["f_star"][i]) - (flint.arb(H[0, i]) + flint.arb(H[1, i]) * u) * u
+          - sum((flint.arb(w["G"][i, c]) * ds[c] for c in range(2)), flint.arb(0))
+          for i in range(3)]
+    if not (u <= flint.arb(w["u_max"]) and p_norm(flint.arb_mat(w["Ps"]), ds) < flint.arb(w["rho"])
+            and p_norm(flint.arb_mat(w["Pf"]), df) < flint.arb(w["r"])):
+        raise NotProved("Σ(t0) is not proved inside the region (u ≤ u_max, ‖ds‖_Ps < ρ, "
+                        "‖δ‖_Pf < r)")
+
+
+def check(kind, claim, witness, problem, ctx) -> None:
+    p = problem.params
+    if p is None or len(p.heads) != 1:
+        raise Invalid("growth-schur certificates are for time-invariant parameters with one head")
+    if witness["slow_cells"] ** 2 * witness["u_pieces"] > MAX_CELLS:
+        raise Invalid(f"over a limit: slow_cells² × u_pieces ≤ {MAX_CELLS}")
+    steps = read_timed_steps(witness, ctx.n, 1, claim["t_enter"])
+    require_pd(witness["Ps"], "witness.Ps")
+    require_pd(witness["Pf"], "witness.Pf")
+    w = {**witness, "axis": claim["axis"]}
+    with flint.ctx.workprec(witness["prec"]):
+        g_lo, g_hi = check_region(problem, w)
+        if not (flint.arb(claim["rate_lower"]) <= g_lo and g_hi <= flint.arb(claim["rate_upper"])):
+            raise NotProved(f"g on the region lies in [{float(g_lo):.6g}, {float(g_hi):.6g}], "
+                            "not within the claimed [rate_lower, rate_upper]")
+        end, r_end = steps_in_region_metric(Flow(p), eye(ctx.n), 1, svec_of(problem.cov0), steps,
+                                            witness, ctx.n)
+        entry(problem, w, end, r_end)
