@@ -52,18 +52,18 @@ from symgauss.kernel.kinds.limit import (
     steps_in_region_metric,
 )
 from symgauss.kernel.read import short_text
-from symgauss.kernel.schema import Field, Schema, choice, integer, mat, positive, raw, sym, vec
+from symgauss.kernel.schema import Field, Schema, integer, mat, positive, raw, sym, vec
 from symgauss.kernel.verdict import Invalid, NotProved
 
-MAX_CELLS = 200_000
+MAX_CELLS, MAX_TESTS = 20_000, 60_000
 SCHEMAS = {"growth-schur": Schema(
     {"axis": Field(integer(0, 2)), "t_enter": Field(positive),
      "rate_lower": Field(positive), "rate_upper": Field(positive)},
     {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
      "prec": Field(integer(MIN_PREC, MAX_PREC)), "k": Field(integer(0, 1)),
-     "branch": Field(choice(-1, 0, 1)), "s_star": Field(vec(2)), "f_star": Field(vec(3)),
-     "G": Field(mat(3, 2)), "K": Field(mat(2, 2)), "H": Field(mat(2, 3)), "Ps": Field(sym(2)), "rho": Field(positive), "Pf": Field(sym(3)),
-     "r": Field(positive), "fast_rate": Field(positive), "slow_rate": Field(positive), "u_max": Field(positive),
+     "branch": Field(integer(-1, 1)), "s_star": Field(vec(2)), "f_star": Field(vec(3)),
+     "G": Field(mat(3, 2)), "K": Field(mat(2, 2)), "H": Field(vec(3)), "Q": Field(mat(3, 6)), "Ps": Field(sym(2)), "rho": Field(positive), "Pf": Field(sym(3)),
+     "r": Field(positive), "fast_rate": Field(positive), "arcs": Field(integer(4, 4096)), "depth": Field(integer(0, 16)), "u_max": Field(positive),
      "slow_cells": Field(integer(1, 64)), "u_pieces": Field(integer(1, 64)),
      "metrics": Field(raw, False)},
     "rigorous", {"d": 3})}
@@ -221,60 +221,120 @@ def _drift(out, u, K):
     return [out[1 + 2 * i] + (K[0][i] + 2 * K[1][i] * u) * out[6] * u for i in range(2)]
 
 
-def _rhs(out, u, G, K, H):
-    """u·δ' = u·f' − G·u·ds' + (H₁ + 2H₂u)·g·u² (3 entries) from the field's ``out``."""
-    us = [x * u for x in _drift(out, u, K)]
-    return [x - gi[0] * us[0] - gi[1] * us[1] + (H[0][i] + 2 * H[1][i] * u) * out[6] * u * u
-            for i, (x, gi) in enumerate(zip((out[2], out[4], out[5]), G))]
+def centre(cf, ds, u):
+    """The fast centre f_c = f* + G·ds + H·u + Σ Q·(monomials of degree 2 in x = (ds, u)) and
+    its gradients in x, per fast entry."""
+    fs, G, H, Q = cf
+    x = [ds[0], ds[1], u]
+    mono = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    fc, grads = [], []
+    for i in range(3):
+        lin = [G[i][0], G[i][1], H[i]]
+        fc.append(fs[i] + sum((c * xa for c, xa in zip(lin, x)), flint.arb(0))
+                  + sum((Q[i][m] * x[a] * x[b] for m, (a, b) in enumerate(mono)), flint.arb(0)))
+        d = list(lin)
+        for m, (a, b) in enumerate(mono):
+            d[a] = d[a] + Q[i][m] * x[b]
+            d[b] = d[b] + Q[i][m] * x[a]
+        grads.append(d)
+    return fc, grads
+
+
+def _rhs(out, u, ds, cf, K):
+    """u·δ' = u·f' − u·∂_s f_c·ds' + ∂_u f_c·g·u² (3 entries) from the field's ``out``."""
+    dd = _drift(out, u, K)
+    _, grads = centre(cf, ds, u)
+    return [x - (gr[0] * dd[0] + gr[1] * dd[1]) * u + gr[2] * out[6] * u * u
+            for x, gr in zip((out[2], out[4], out[5]), grads)]
 
 
 def _seeded(x):
     return [Dual(xi, [flint.arb(int(i == c)) for c in range(len(x))]) for i, xi in enumerate(x)]
 
 
-def _mean_value(fn, box) -> list:
-    """fn over the box of balls, in the mean-value form: fn(c) + ∂fn(box)·(x − c)."""
+def _mean_value(fn, box) -> tuple:
+    """fn over the box of balls, in the mean-value form fn(c) + ∂fn(box)·(x − c), and the
+    variable whose term is widest (the one to halve when a test fails)."""
     c = [flint.arb(x.mid()) for x in box]
-    return [v + sum((gi * (x - ci) for gi, x, ci in zip(d.d, box, c)), flint.arb(0))
-            if isinstance(d, Dual) else v for v, d in zip(fn(c), fn(_seeded(box)))]
+    out, width = [], [0.0] * len(box)
+    for v, d in zip(fn(c), fn(_seeded(box))):
+        if isinstance(d, Dual):
+            terms = [gi * (x - ci) for gi, x, ci in zip(d.d, box, c)]
+            width = [max(a, float(t.rad())) for a, t in zip(width, terms)]
+            v = v + sum(terms, flint.arb(0))
+        out.append(v)
+    return out, max(range(len(box)), key=width.__getitem__)
 
 
-def fast_side(at, u, ds, full_f, G, K, H, Pf, kf, r) -> None:
+class Halve(NotProved):
+    """A failed test that names the variable to halve."""
+
+    def __init__(self, msg, axis):
+        super().__init__(msg)
+        self.axis = axis
+
+
+def fast_side(at, u, ds, full_f, cf, K, Pf, kf, r):
     """On ‖δ‖_Pf = r, with s in the box ``ds`` and u in its piece: F(δ) = u·f' − G·u·s' =
     F(0) + J̃δ with J̃ in the balls of ∂F/∂δ over the fast box (mean value), so δᵀPf·F(δ) ≤
     r·‖F(0)‖_Pf − kf·r² when J̃ᵀPf + PfJ̃ ≼ −2kf·Pf; F(0) in the mean-value form in (s, u)."""
     zero = [flint.arb(0)] * 3
-    F0 = _mean_value(lambda x: _rhs(at(x[2], x[:2], zero), x[2], G, K, H), list(ds) + [u])
-    J = _rhs(at(u, ds, _seeded(full_f)), u, G, K, H)
+    F0, ax = _mean_value(lambda x: _rhs(at(x[2], x[:2], zero), x[2], x[:2], cf, K),
+                         list(ds) + [u])
+    out = at(u, ds, _seeded(full_f))
+    J = _rhs(out, u, ds, cf, K)
     Jm = flint.arb_mat(3, 3, [J[i].d[c] for i in range(3) for c in range(3)])
     if not contracts(flint.arb_mat(Pf), Jm, flint.arb(kf)):
         raise NotProved("the region is not proved invariant: on its fast side, u·f' does not "
                         "contract at the witness's fast_rate in ‖·‖_Pf")
     size = p_norm(flint.arb_mat(Pf), F0)
     if not size < flint.arb(kf) * r:
-        raise NotProved("the region is not proved invariant: on its fast side, the forcing "
-                        f"‖F(0)‖_Pf ({_span(size)}) is not below fast_rate·r")
+        raise Halve("the region is not proved invariant: on its fast side, the forcing "
+                    f"‖F(0)‖_Pf ({_span(size)}) is not below fast_rate·r", ax)
+    return out[6].v     # g over the box
 
 
-def slow_side(at, u, sbox, full_f, K, Ps, ks, rho) -> None:
-    """On ‖s − s*‖_Ps = ρ, f anywhere in its band and u in its piece: S(ds) = s' = S(0) + J̃·ds
-    (J̃ in the balls of ∂s'/∂s over the region's box, with f = f* + G·ds + δ), so
-    dsᵀPs·s' ≤ ρ·‖S(0)‖_Ps − ks·ρ² when J̃ᵀPs + PsJ̃ ≼ −2ks·Ps."""
-    zero = [flint.arb(0)] * 2
-
-    S0 = _mean_value(lambda x: _drift(at(x[0], zero, full_f), x[0], K), [u])
-    J = _drift(at(u, _seeded([h * flint.arb(0, 1) for h in sbox]), full_f), u, K)
-    Jm = flint.arb_mat(2, 2, [J[i].d[c] for i in range(2) for c in range(2)])
-    if not contracts(flint.arb_mat(Ps), Jm, flint.arb(ks)):
-        raise NotProved("the region is not proved invariant: on its slow side, s' does not "
-                        "contract at the witness's slow_rate in ‖·‖_Ps")
-    size = p_norm(flint.arb_mat(Ps), S0)
-    if not size < flint.arb(ks) * rho:
-        raise NotProved("the region is not proved invariant: on its slow side, the drift "
-                        f"‖s'(s*)‖_Ps ({_span(size)}) is not below slow_rate·ρ")
+def _halves(x):
+    m, h = x.mid(), x.rad() / 2
+    return [m - h + flint.arb(0, 1) * h, m + h + flint.arb(0, 1) * h]
 
 
-def check_region(problem, w):
+def cover(test, box, depth, work) -> None:
+    """test(box) on the box of balls, or else on its 2ⁿ halves, down to ``depth`` halvings;
+    ``work`` = [tests left] bounds the total (NotProved when a leaf fails or work runs out)."""
+    work[0] -= 1
+    if work[0] < 0:
+        raise NotProved("the region's checks need more cells than the work limit allows")
+    try:
+        test(box)
+    except NotProved as exc:
+        if depth == 0:
+            raise
+        ax = getattr(exc, "axis", None)
+        for child in itertools.product(*(_halves(x) if ax in (None, i) else [x]
+                                         for i, x in enumerate(box))):
+            cover(test, list(child), depth - 1, work)
+
+
+def slow_test(at, Lit, Pa, rho, full_f, K):
+    """The slow side on an angle interval and a u interval (box = [θ/π, u]): ds = ρ·L⁻ᵀ(cos θ,
+    sin θ) with Ps = LLᵀ, f anywhere in its band: dsᵀPs·ds' < 0, mean-value form in (ds, u)."""
+    def test(box):
+        th = box[0] * flint.arb.pi()
+        ds = (Lit * flint.arb_mat(2, 1, [th.cos(), th.sin()]) * rho).entries()
+
+        def side(x):
+            dd = _drift(at(x[2], x[:2], full_f), x[2], K)
+            return [sum((x[a] * Pa[a, b] * dd[b] for a in range(2) for b in range(2)),
+                        flint.arb(0))]
+        val, ax = _mean_value(side, list(ds) + [box[1]])
+        if not val[0] < 0:
+            raise Halve("the region is not proved invariant: on its slow side, "
+                        f"dsᵀPs·ds' < 0 fails ({_span(val[0])})", 1 if ax == 2 else 0)
+    return test
+
+
+def check_region(problem, w, work=MAX_TESTS):
     """The side conditions of R (module docstring); returns (min, max) of g on R."""
     p = problem.params
     A, V, B = (permuted(M.tolist(), w["axis"]) for M in (p.A, *p.heads[0]))
@@ -284,8 +344,9 @@ def check_region(problem, w):
     A, V, B = ([[flint.arb(x) for x in row] for row in M] for M in (A, V, B))
     ss, fs = [flint.arb(x) for x in w["s_star"]], [flint.arb(x) for x in w["f_star"]]
     G = [[flint.arb(w["G"][i, c]) for c in range(2)] for i in range(3)]
-    K, H = ([[flint.arb(M[i, c]) for c in range(M.ncols())] for i in range(2)]
-            for M in (w["K"], w["H"]))
+    K = [[flint.arb(w["K"][i, c]) for c in range(2)] for i in range(2)]
+    cf = (fs, G, [flint.arb(x) for x in w["H"]],
+          [[flint.arb(w["Q"][i, c]) for c in range(6)] for i in range(3)])
     Ps, Pf = w["Ps"], w["Pf"]
     rho, r, kf = flint.arb(w["rho"]), flint.arb(w["r"]), w["fast_rate"]
     m = w["u_pieces"]
@@ -294,8 +355,7 @@ def check_region(problem, w):
     fbox, sbox = _box(Pf, w["r"]), _box(Ps, w["rho"])
 
     def at(u, ds, df):
-        fv = [fs[i] + G[i][0] * ds[0] + G[i][1] * ds[1] + (H[0][i] + H[1][i] * u) * u + df[i]
-              for i in range(3)]
+        fv = [c + d for c, d in zip(centre(cf, ds, u)[0], df)]
         sv = [ss[i] + (K[0][i] + K[1][i] * u) * u + ds[i] for i in range(2)]
         z = [u, sv[0], fv[0], sv[1], fv[1], fv[2]]
         out = field(A, V, B, z, k, br, _sqrt)
@@ -303,18 +363,28 @@ def check_region(problem, w):
             raise NotProved("the coordinates are not proved a chart on the region (a square "
                             "root of a ball reaching below 0, or |w̃| not proved > 0)")
         return out
-    lo = hi = None
-    slow_boxes = [list(c) for c in _cells(sbox, w["slow_cells"])
-                  if _quad(c, Ps, c).mid() - _quad(c, Ps, c).rad() <= flint.arb(w["rho"]) ** 2]
+    Pa = flint.arb_mat(Ps)
+    l11 = Pa[0, 0].sqrt()
+    l21 = Pa[1, 0] / l11
+    Lit = flint.arb_mat(2, 2, [l11, l21, 0, (Pa[1, 1] - l21 * l21).sqrt()]).inv()
     full_f = [h * flint.arb(0, 1) for h in fbox]
+    work, depth, bounds = [work], w["depth"], []
+
+    def fast_test(box):
+        ds, u = box[:2], box[2]
+        q = _quad(ds, Ps, ds)
+        if q.mid() - q.rad() > flint.arb(w["rho"]) ** 2:
+            return      # the box misses the slow ball
+        bounds.append(fast_side(at, u, ds, full_f, cf, K, Pf, kf, r))
+    stest = slow_test(at, Lit, Pa, rho, full_f, K)
     for u in us:
-        slow_side(at, u, sbox, full_f, K, Ps, w["slow_rate"], rho)
-        for ds in slow_boxes:
-            fast_side(at, u, ds, full_f, G, K, H, Pf, kf, r)
-            g = at(u, ds, full_f)[6]
-            a, b = g.mid() - g.rad(), g.mid() + g.rad()
-            lo = a if lo is None or a < lo else lo
-            hi = b if hi is None or b > hi else hi
+        for i in range(w["arcs"]):
+            th = flint.arb(flint.fmpq(2 * i + 1, w["arcs"]), flint.fmpq(1, w["arcs"]))
+            cover(stest, [th, u], depth, work)
+        for ds in _cells(sbox, w["slow_cells"]):
+            cover(fast_test, list(ds) + [u], depth, work)
+    lo = min(g.mid() - g.rad() for g in bounds)
+    hi = max(g.mid() + g.rad() for g in bounds)
     return lo, hi
 
 
@@ -347,12 +417,14 @@ def entry(problem, w, end, r_end) -> None:
     S = flint.arb_mat(permuted([[S[a, b] for b in range(3)] for a in range(3)], j))
     B = [[flint.arb(x) for x in row] for row in permuted(problem.params.heads[0][1].tolist(), j)]
     u, s, f = coordinates(B, S, w["k"], w["branch"])
-    K, H = w["K"], w["H"]
+    K = w["K"]
     ds = [s[i] - flint.arb(w["s_star"][i]) - (flint.arb(K[0, i]) + flint.arb(K[1, i]) * u) * u
           for i in range(2)]
-    df = [f[i] - flint.arb(w["f_star"][i]) - (flint.arb(H[0, i]) + flint.arb(H[1, i]) * u) * u
-          - sum((flint.arb(w["G"][i, c]) * ds[c] for c in range(2)), flint.arb(0))
-          for i in range(3)]
+    cf = ([flint.arb(x) for x in w["f_star"]],
+          [[flint.arb(w["G"][i, c]) for c in range(2)] for i in range(3)],
+          [flint.arb(x) for x in w["H"]], [[flint.arb(w["Q"][i, c]) for c in range(6)]
+                                           for i in range(3)])
+    df = [a - b for a, b in zip(f, centre(cf, ds, u)[0])]
     if not (u <= flint.arb(w["u_max"]) and p_norm(flint.arb_mat(w["Ps"]), ds) < flint.arb(w["rho"])
             and p_norm(flint.arb_mat(w["Pf"]), df) < flint.arb(w["r"])):
         raise NotProved("Σ(t0) is not proved inside the region (u ≤ u_max, ‖ds‖_Ps < ρ, "
@@ -363,17 +435,18 @@ def check(kind, claim, witness, problem, ctx) -> None:
     p = problem.params
     if p is None or len(p.heads) != 1:
         raise Invalid("growth-schur certificates are for time-invariant parameters with one head")
-    if witness["slow_cells"] ** 2 * witness["u_pieces"] > MAX_CELLS:
-        raise Invalid(f"over a limit: slow_cells² × u_pieces ≤ {MAX_CELLS}")
+    if (witness["slow_cells"] ** 2 + witness["arcs"]) * witness["u_pieces"] > MAX_CELLS:
+        raise Invalid(f"over a limit: (slow_cells² + arcs) × u_pieces ≤ {MAX_CELLS}")
     steps = read_timed_steps(witness, ctx.n, 1, claim["t_enter"])
     require_pd(witness["Ps"], "witness.Ps")
     require_pd(witness["Pf"], "witness.Pf")
-    w = {**witness, "axis": claim["axis"]}
-    with flint.ctx.workprec(witness["prec"]):
+    w = {**witness, "axis": claim["axis"],
+         **{key: list(witness[key].entries()) for key in ("s_star", "f_star", "H")}}
+    with flint.ctx.workprec(witness["prec"]):     # the cheap parts first, the region last
+        end, r_end = steps_in_region_metric(Flow(p), eye(ctx.n), 1, svec_of(problem.cov0), steps,
+                                            witness, ctx.n)
+        entry(problem, w, end, r_end)
         g_lo, g_hi = check_region(problem, w)
         if not (flint.arb(claim["rate_lower"]) <= g_lo and g_hi <= flint.arb(claim["rate_upper"])):
             raise NotProved(f"g on the region lies in [{float(g_lo):.6g}, {float(g_hi):.6g}], "
                             "not within the claimed [rate_lower, rate_upper]")
-        end, r_end = steps_in_region_metric(Flow(p), eye(ctx.n), 1, svec_of(problem.cov0), steps,
-                                            witness, ctx.n)
-        entry(problem, w, end, r_end)

@@ -466,8 +466,7 @@ def _growth_regime(problem, tried):
         return None
     claim = res.certificate["claim"]
     return Regime("growth", "rigorous", claim["statement"] + " (kernel: VERIFIED)",
-                  "validated integration, then an invariant region of the compactified flow at "
-                  "infinity (symgauss.questions.regime.growth)",
+                  res.certificate.get("notes", "symgauss.questions.regime.growth")[:300],
                   rate=claim["rate_lower"], certificate_data=res.certificate)
 
 

@@ -87,11 +87,14 @@ def find_growth(problem) -> BlowupBound:
     from symgauss.kernel.kinds.limit import MAX_SWITCHES
     from symgauss.kernel.read import read_problem
     from symgauss.questions.regime.basin import ADAPT
+    if problem.d == 3 and len(problem.params.heads) == 1:     # a family of directions
+        from symgauss.questions.regime.growth_schur import find_growth_schur
+        return find_growth_schur(problem)
     if problem.d != 2 or len(problem.params.heads) != 1:
-        return BlowupBound(None, "the growth certificate is for d = 2 with one head (for d ≥ 3 "
-                           "the directions at infinity form a family along B's null cone and "
-                           "Σ's lower-rank part keeps moving at rates of order one; no kernel "
-                           "kind covers that, or several heads, yet)")
+        return BlowupBound(None, "the growth certificates are for d = 2 and d = 3 with one head "
+                           "(for d ≥ 4 the directions at infinity along B's null cone and Σ's "
+                           "lower-rank part need more slow coordinates; no kernel kind covers "
+                           "that, or several heads, yet)")
     v = _direction(problem)
     if v is None:
         return BlowupBound(None, "the float integration did not reach tr Σ = 1e6")

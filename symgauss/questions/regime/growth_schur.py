@@ -26,22 +26,6 @@ def _q(x: float, den: int = 10 ** 12) -> flint.fmpq:
     return flint.fmpq(f.numerator, f.denominator)
 
 
-def _state(problem, tr: float = 1e4):
-    """Σ (floats) when tr Σ first reaches ``tr`` (LSODA), or None."""
-    import numpy as np
-    from scipy.integrate import solve_ivp
-
-    from symgauss.questions.regime.reference import float_field
-    f, full, y0 = float_field(problem)
-
-    def big(_t, y):
-        return np.trace(full(y)) - tr
-    big.terminal = True
-    sol = solve_ivp(f, (0, 400), y0, method="LSODA", rtol=1e-12, atol=1e-14, events=big)
-    S = full(sol.y[:, -1])
-    return S if np.trace(S) > tr / 2 else None
-
-
 def _manifold(A, V, B, z, k, br):
     """(s*, f*, G, J, L, K, H) of the reduced flow (floats), from the state z."""
     import numpy as np
@@ -81,26 +65,51 @@ def _manifold(A, V, B, z, k, br):
     M = D.copy()
     M[:2, :2] += g * np.eye(2)
     KH = -np.linalg.solve(M, Du)
-    K, H = _second_order(F, s, fs, KH[:2], KH[2:])
-    return s, fs, G, J, L, K, H, g
+    return s, fs, G, J, L, KH[:2], KH[2:], g
 
 
-def _second_order(F, s, fs, K1, H1):
-    """(K, H), rows the orders u¹, u²: the centres s* + K₁u + K₂u², f* + H₁u + H₂u² fitted
-    (K₁, H₁ exact to first order; K₂, H₂ by least squares for u up to 0.004)."""
+def centre_floats(c, ds, u):
+    """(f_c, ∂f_c/∂(ds, u)) for the coefficients c = (f*, G, H, Q) (floats; as the kernel's)."""
+    import numpy as np
+    fs, G, H, Q = c
+    x = np.r_[ds, u]
+    mono = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    fc = fs + G @ ds + H * u + np.array([sum(Q[i, m] * x[a] * x[b] for m, (a, b)
+                                             in enumerate(mono)) for i in range(3)])
+    D = np.c_[G, H]
+    for i in range(3):
+        for m, (a, b) in enumerate(mono):
+            D[i, a] += Q[i, m] * x[b]
+            D[i, b] += Q[i, m] * x[a]
+    return fc, D
+
+
+def _fit(F, ss, fs, G, H, K1, half, u_hi):
+    """(G, H, Q, K): the centres fitted (least squares) to the slow manifold's invariance on a
+    grid of the region's box ``half`` × [0, u_hi]."""
+    import itertools
+
     import numpy as np
     from scipy.optimize import least_squares
+    grid = list(itertools.product((-1, 0, 1), (-1, 0, 1), (0, 0.5, 1)))
 
-    def res(c2):
-        K, H = np.array([K1, c2[:2]]), np.array([H1, c2[2:]])
+    def unpack(c):
+        return c[:6].reshape(3, 2), c[6:9], c[9:27].reshape(3, 6), c[27:31].reshape(2, 2)
+
+    def res(c):
+        G, H, Q, K = unpack(c)
         out = []
-        for u in (0.001, 0.002, 0.004):
-            o = F(u, s + (K[0] + K[1] * u) * u, fs + (H[0] + H[1] * u) * u)
-            out += list((o[[1, 3]] + (K[0] + 2 * K[1] * u) * o[6] * u) / u ** 2)
-            out += list((o[[2, 4, 5]] + (H[0] + 2 * H[1] * u) * o[6] * u * u) / u ** 2)
+        for a, b, t in grid:
+            ds, u = np.array([a * half[0], b * half[1]]), t * u_hi
+            fc, D = centre_floats((fs, G, H, Q), ds, u)
+            o = F(u, ss + (K[0] + K[1] * u) * u + ds, fc)
+            dd = o[[1, 3]] + (K[0] + 2 * K[1] * u) * o[6] * u
+            if a == b == 0:
+                out += list(dd)
+            out += list(o[[2, 4, 5]] - u * D[:, :2] @ dd + D[:, 2] * o[6] * u * u)
         return np.array(out)
-    c2 = least_squares(res, np.zeros(5)).x
-    return np.array([K1, c2[:2]]), np.array([H1, c2[2:]])
+    c = least_squares(res, np.r_[G.ravel(), H, np.zeros(18), K1, 0, 0]).x
+    return unpack(c)
 
 
 def _lyap(M):
@@ -117,55 +126,76 @@ def _rate(M, P) -> float:
     return float(min(eigh(-(M.T @ P + P @ M), P, eigvals_only=True))) / 2
 
 
-def _sizes():
-    """(ρ, r/ρ, u_max·…) to try: the largest u_max first (Σ enters the region sooner, while
-    its steps are accurate)."""
-    for u_max in (1e-3, 3e-4, 1e-4):
-        for rho in (3e-3, 1e-3, 5e-4):
-            for frac in (0.5, 0.3):
-                yield rho, rho * frac, u_max
+def _trajectory(problem, tr: float = 1e4):
+    """The dense float solution until tr Σ = ``tr`` (LSODA), or None."""
+    import numpy as np
+    from scipy.integrate import solve_ivp
+
+    from symgauss.questions.regime.reference import float_field
+    f, full, y0 = float_field(problem)
+
+    def big(_t, y):
+        return np.trace(full(y)) - tr
+    big.terminal = True
+    sol = solve_ivp(f, (0, 400), y0, method="LSODA", rtol=1e-12, atol=1e-14, events=big,
+                    dense_output=True)
+    return (sol, full) if np.trace(full(sol.y[:, -1])) > tr / 2 else None
 
 
-def find_growth_schur(problem) -> BlowupBound:
-    """A kernel-verified ``growth-schur`` certificate, or why none was found."""
+def _schur(S, B, j, k):
+    """(u, s, f) of Σ (floats) in the coordinates of the kernel's kind (axis j, solved y_k)."""
     import numpy as np
 
-    from symgauss.integrate.validated import integrate
-    from symgauss.kernel.equations import svec
-    from symgauss.kernel.exact import eye
-    from symgauss.kernel.flow import MAX_STEP_WORK
-    from symgauss.kernel.kinds.growth_schur import check_region, entry, permuted
-    from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
-    from symgauss.kernel.read import read_problem
-    from symgauss.questions.regime.basin import ADAPT
-    if problem.d != 3 or len(problem.params.heads) != 1:
-        return BlowupBound(None, "the growth-schur certificate is for d = 3 with one head")
-    S = _state(problem)
-    if S is None:
-        return BlowupBound(None, "the float integration did not reach tr Σ = 1e4")
-    data = problem.to_dict()
-    data.pop("name", None)
-    ep = read_problem(data)
-    j = int(np.argmax(np.abs(np.linalg.eigh(S)[1][:, -1])))
-    Aq, Vq, Bq = (permuted(M.tolist(), j) for M in (ep.params.A, *ep.params.heads[0]))
-    A, V, B = (np.array([[float(x) for x in row] for row in M]) for M in (Aq, Vq, Bq))
+    from symgauss.kernel.kinds.growth_schur import permuted
     S = np.array(permuted(S.tolist(), j))
     sig = S[0, 0]
     y = S[1:, 0] / sig
     C = S[1:, 1:] - sig * np.outer(y, y)
     v = np.r_[1, y]
-    grad = [(B[i + 1] + B[:, i + 1]) @ v for i in range(2)]
-    k = int(np.argmax(np.abs(grad)))
+    wt = (B.T @ v)[1:]
+    Jw = np.array([-wt[1], wt[0]])
+    return 1 / sig, np.array([y[1 - k], Jw @ C @ Jw / (wt @ wt)]), \
+        np.r_[sig * (v @ B @ v), sig * C @ wt], y
+
+
+def find_growth_schur(problem) -> BlowupBound:
+    """A kernel-verified ``growth-schur`` certificate, or why none was found."""
+    import numpy as np
+    from scipy.optimize import brentq
+
+    from symgauss.integrate.validated import integrate
+    from symgauss.kernel.equations import svec
+    from symgauss.kernel.exact import eye
+    from symgauss.kernel.flow import MAX_STEP_WORK
+    from symgauss.kernel.kinds.growth_schur import check_region, entry, field, permuted
+    from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
+    from symgauss.kernel.read import read_problem
+    from symgauss.questions.regime.basin import ADAPT
+    if problem.d != 3 or len(problem.params.heads) != 1:
+        return BlowupBound(None, "the growth-schur certificate is for d = 3 with one head")
+    tr = _trajectory(problem)
+    if tr is None:
+        return BlowupBound(None, "the float integration did not reach tr Σ = 1e4")
+    sol, full = tr
+    data = problem.to_dict()
+    data.pop("name", None)
+    ep = read_problem(data)
+    S = full(sol.y[:, -1])
+    j = int(np.argmax(np.abs(np.linalg.eigh(S)[1][:, -1])))
+    Aq, Vq, Bq = (permuted(M.tolist(), j) for M in (ep.params.A, *ep.params.heads[0]))
+    A, V, B = (np.array([[float(x) for x in row] for row in M]) for M in (Aq, Vq, Bq))
+    y = np.array(permuted(S.tolist(), j))[1:, 0] / S[j, j]
+    v = np.r_[1, y]
+    k = int(np.argmax(np.abs([(B[i + 1] + B[:, i + 1]) @ v for i in range(2)])))
     K1, J1 = k + 1, 2 - k
     br = 0
     if Bq[K1][K1] != 0:
         be = B[0, K1] + B[K1, 0] + (B[J1, K1] + B[K1, J1]) * y[1 - k]
         br = 1 if 2 * B[K1, K1] * y[k] + be > 0 else -1
-    wt = (B.T @ v)[1:]
-    Jw = np.array([-wt[1], wt[0]])
-    z = [1 / sig, y[1 - k], sig * (v @ B @ v), Jw @ C @ Jw / (wt @ wt), *(sig * C @ wt)]
+    u, sv, fv, _ = _schur(S, B, j, k)
     try:
-        ss, fs, G, J, L, K, H, g = _manifold(A, V, B, z, k, br)
+        ss, fs, G, J, L, Kl, Hl, g = _manifold(A, V, B, [u, sv[0], fv[0], sv[1], *fv[1:]], k,
+                                                br)
     except (np.linalg.LinAlgError, ValueError, ZeroDivisionError):
         return BlowupBound(None, "the reduced flow on B's null cone has no regular equilibrium "
                            "near the growth direction")
@@ -174,30 +204,59 @@ def find_growth_schur(problem) -> BlowupBound:
         return BlowupBound(None, "the growth direction is not attracting in the Schur "
                            "coordinates (slow or fast eigenvalues not negative)")
     Ps, Pf = _lyap(J), _lyap(L)
-    w = {"axis": j, "k": k, "branch": br, "s_star": [_q(x) for x in ss],
-         "f_star": [_q(x) for x in fs], "G": flint.fmpq_mat([[_q(x) for x in r] for r in G]),
-         "K": flint.fmpq_mat([[_q(x) for x in r] for r in K]),
-         "H": flint.fmpq_mat([[_q(x) for x in r] for r in H]),
-         "Ps": flint.fmpq_mat([[_q(x) for x in r] for r in Ps]),
-         "Pf": flint.fmpq_mat([[_q(x) for x in r] for r in Pf])}
-    ks, kf = _rate(J, Ps) * 0.8, _rate(L, Pf) * 0.8     # most of the rates the metrics give
-    prec, found = 128, None
-    with flint.ctx.workprec(prec):
-        for rho, r, u_max in _sizes():
-            for cells, pieces in ((8, 4), (16, 8), (32, 8)):
-                w.update(rho=_q(rho), r=_q(r), u_max=_q(u_max), slow_cells=cells,
-                         u_pieces=pieces, slow_rate=_q(ks, 10 ** 6), fast_rate=_q(kf, 10 ** 6))
+    kf = _rate(L, Pf) * 0.7
+    Al, Vl, Bl = A.tolist(), V.tolist(), B.tolist()
+
+    def F(u, s, f):
+        return np.array(field(Al, Vl, Bl, [u, s[0], f[0], s[1], f[1], f[2]], k, br, math.sqrt))
+    base = {"axis": j, "k": k, "branch": br, "s_star": [_q(x) for x in ss],
+            "f_star": [_q(x) for x in fs], "Ps": _qm(Ps), "Pf": _qm(Pf),
+            "fast_rate": _q(kf, 10 ** 6)}
+    prec, found, whys = 128, None, []
+    jj = j
+
+    def sig_at(t):
+        return full(sol.sol(t))[jj, jj]
+    for sig_e in (300.0, 1000.0, 100.0, 3000.0):
+        if not sig_at(0.0) < sig_e < sig_at(sol.t[-1]):
+            continue
+        t_e = brentq(lambda t: sig_at(t) - sig_e, 0.0, sol.t[-1])
+        u_e, s_e, f_e, _ = _schur(full(sol.sol(t_e)), B, j, k)
+        ds_lin = s_e - ss - Kl * u_e
+        half = np.abs(ds_lin) * 1.5 + 1e-4
+        try:
+            Gf, Hf, Qf, Kf = _fit(F, ss, fs, G, Hl, Kl, half, 1.5 * u_e)
+        except (ValueError, ZeroDivisionError, OverflowError, np.linalg.LinAlgError):
+            whys.append(f"σ = {sig_e:g}: the centres' fit left the chart")
+            continue
+        ds_e = s_e - ss - (Kf[0] + Kf[1] * u_e) * u_e
+        d_e = f_e - centre_floats((fs, Gf, Hf, Qf), ds_e, u_e)[0]
+        Dm = np.diag(np.abs(ds_e) + 1e-3 * np.abs(ds_e).max() + 1e-9)   # the region's shape
+        Ps = _lyap(np.linalg.solve(Dm, J @ Dm))
+        Ps = np.linalg.solve(Dm, np.linalg.solve(Dm, Ps).T)
+        Ps = (Ps + Ps.T) / 2 / np.abs(Ps).max()
+        rho = 1.3 * math.sqrt(ds_e @ Ps @ ds_e) + 1e-6
+        base.update(Ps=_qm(Ps))
+        w = {**base, "G": _qm(Gf), "H": [_q(x) for x in Hf], "Q": _qm(Qf), "K": _qm(Kf)}
+        for r in sorted({max(1.3 * math.sqrt(d_e @ Pf @ d_e), f * rho) for f in (0.3, 1.0)}):
+            for cells, pieces, arcs in ((4, 2, 32),):
+                w.update(rho=_q(rho), r=_q(r), u_max=_q(1.5 * u_e), slow_cells=cells,
+                         u_pieces=pieces, arcs=arcs, depth=12)
                 try:
-                    g_lo, g_hi = check_region(ep, w)
-                except (NotProved, Invalid):
+                    g_lo, g_hi = check_region(ep, w, work=4000)
+                except (NotProved, Invalid) as e:
+                    whys.append(f"σ = {sig_e:g}: {e}")
                     continue
                 if g_lo > 0:
                     found = (g_lo, g_hi)
                     break
             if found:
                 break
+        if found:
+            break
     if found is None:
-        return BlowupBound(None, "no invariant region of the Schur coordinates was proved")
+        last = f" (last: {whys[-1]})" if whys else ""
+        return BlowupBound(None, f"no invariant region of the Schur coordinates was proved{last}")
     a = _q(float(found[0]) * (1 - 1e-6), 10 ** 6)
     b = _q(float(found[1]) * (1 + 1e-6) + 1e-6, 10 ** 6)
     if not a > 0:
@@ -225,6 +284,10 @@ def find_growth_schur(problem) -> BlowupBound:
     return verified("growth-schur", problem, claim, witness,
                     "validated Taylor steps, then an invariant region of Tikhonov type in the "
                     "Schur coordinates (symgauss.questions.regime.growth_schur)")
+
+
+def _qm(M):
+    return flint.fmpq_mat([[_q(x) for x in row] for row in M])
 
 
 def _text(x):
