@@ -55,7 +55,7 @@ from symgauss.kernel.read import short_text
 from symgauss.kernel.schema import Field, Schema, integer, mat, positive, raw, sym, vec
 from symgauss.kernel.verdict import Invalid, NotProved
 
-MAX_CELLS, MAX_TESTS = 20_000, 60_000
+MAX_CELLS, MAX_TESTS = 2_000, 4_000   # a test costs 2–4 ms: the region in ≤ 20 s
 SCHEMAS = {"growth-schur": Schema(
     {"axis": Field(integer(0, 2)), "t_enter": Field(positive),
      "rate_lower": Field(positive), "rate_upper": Field(positive)},
@@ -116,20 +116,18 @@ def field(A, V, B, z, k, branch, sqrt):
     u, p, eta, gam, x0, x1 = z
     y, C, wt, n2, Jw = lift(B, z, k, branch, sqrt)
     v = [1, y[0], y[1]]
-    Ch = [[0, 0, 0], [0, C[0][0], C[0][1]], [0, C[1][0], C[1][1]]]
     a = _mv(V, v)
     at = [a[1] - y[0] * a[0], a[2] - y[1] * a[0]]
-    x = [ai + bi for ai, bi in zip(_mv(A, v), _mv(V, _mv(Ch, _mv(B, v))))]
+    CB = [[C[m][0] * B[1][c] + C[m][1] * B[2][c] for c in range(3)] for m in range(2)]
+    VCB = [[V[i][1] * CB[0][c] + V[i][2] * CB[1][c] for c in range(3)] for i in range(3)]
+    N = [[A[i][c] + VCB[i][c] for c in range(3)] for i in range(3)]     # A + VĈB
+    x = _mv(N, v)
     g = 2 * (x[0] + eta * a[0])
-    e = [A[0][1], A[0][2]]
-    t3 = _tmv(B, _mv(Ch, V[0]))
-    f = [e[0] + t3[1], e[1] + t3[2]]
+    CV = [C[m][0] * V[0][1] + C[m][1] * V[0][2] for m in range(2)]      # (ĈVᵀe₀)₁:
+    f = [A[0][c] + B[1][c] * CV[0] + B[2][c] * CV[1] for c in (1, 2)]
     Cf = [C[i][0] * f[0] + C[i][1] * f[1] for i in range(2)]
     xi = [x0, x1]
     yd = [x[i + 1] - y[i] * x[0] + eta * at[i] + u * (a[0] * xi[i] + Cf[i]) for i in range(2)]
-    VCB = [[sum(V[i][m] * sum(Ch[m][n] * B[n][c] for n in range(3)) for m in range(3))
-            for c in range(3)] for i in range(3)]
-    N = [[A[i][c] + VCB[i][c] for c in range(3)] for i in range(3)]
     K = [[N[i + 1][c + 1] - y[i] * N[0][c + 1] for c in range(2)] for i in range(2)]
     KC = [[K[i][0] * C[0][c] + K[i][1] * C[1][c] for c in range(2)] for i in range(2)]
     Cd = [[KC[i][c] + KC[c][i] + at[i] * xi[c] + xi[i] * at[c] for c in range(2)]
@@ -240,10 +238,10 @@ def centre(cf, ds, u):
     return fc, grads
 
 
-def _rhs(out, u, ds, cf, K):
-    """u·δ' = u·f' − u·∂_s f_c·ds' + ∂_u f_c·g·u² (3 entries) from the field's ``out``."""
-    dd = _drift(out, u, K)
-    _, grads = centre(cf, ds, u)
+def _rhs(out, u, K):
+    """u·δ' = u·f' − u·∂_s f_c·ds' + ∂_u f_c·g·u² (3 entries) from the field's ``out`` (its
+    entry 7: the centre's gradients)."""
+    dd, grads = _drift(out, u, K), out[7]
     return [x - (gr[0] * dd[0] + gr[1] * dd[1]) * u + gr[2] * out[6] * u * u
             for x, gr in zip((out[2], out[4], out[5]), grads)]
 
@@ -279,10 +277,10 @@ def fast_side(at, u, ds, full_f, cf, K, Pf, kf, r):
     F(0) + J̃δ with J̃ in the balls of ∂F/∂δ over the fast box (mean value), so δᵀPf·F(δ) ≤
     r·‖F(0)‖_Pf − kf·r² when J̃ᵀPf + PfJ̃ ≼ −2kf·Pf; F(0) in the mean-value form in (s, u)."""
     zero = [flint.arb(0)] * 3
-    F0, ax = _mean_value(lambda x: _rhs(at(x[2], x[:2], zero), x[2], x[:2], cf, K),
+    F0, ax = _mean_value(lambda x: _rhs(at(x[2], x[:2], zero), x[2], K),
                          list(ds) + [u])
     out = at(u, ds, _seeded(full_f))
-    J = _rhs(out, u, ds, cf, K)
+    J = _rhs(out, u, K)
     Jm = flint.arb_mat(3, 3, [J[i].d[c] for i in range(3) for c in range(3)])
     if not contracts(flint.arb_mat(Pf), Jm, flint.arb(kf)):
         raise NotProved("the region is not proved invariant: on its fast side, u·f' does not "
@@ -355,14 +353,15 @@ def check_region(problem, w, work=MAX_TESTS):
     fbox, sbox = _box(Pf, w["r"]), _box(Ps, w["rho"])
 
     def at(u, ds, df):
-        fv = [c + d for c, d in zip(centre(cf, ds, u)[0], df)]
+        fc, grads = centre(cf, ds, u)
+        fv = [c + d for c, d in zip(fc, df)]
         sv = [ss[i] + (K[0][i] + K[1][i] * u) * u + ds[i] for i in range(2)]
         z = [u, sv[0], fv[0], sv[1], fv[1], fv[2]]
         out = field(A, V, B, z, k, br, _sqrt)
         if not all(x.is_finite() for x in out):
             raise NotProved("the coordinates are not proved a chart on the region (a square "
                             "root of a ball reaching below 0, or |w̃| not proved > 0)")
-        return out
+        return out + [grads]
     Pa = flint.arb_mat(Ps)
     l11 = Pa[0, 0].sqrt()
     l21 = Pa[1, 0] / l11
