@@ -20,6 +20,9 @@ import flint
 from symgauss.kernel.verdict import Invalid, NotProved
 from symgauss.questions.regime.blowup_bound import BlowupBound, verified
 
+#: how long the region search may take before it gives up (each failed size costs up to ~10 s)
+SEARCH_SECONDS = 20
+
 
 def _q(x: float, den: int = 10 ** 12) -> flint.fmpq:
     f = Fraction(round(float(x) * den), den)
@@ -217,9 +220,14 @@ def find_growth_schur(problem) -> BlowupBound:
 
     def sig_at(t):
         return full(sol.sol(t))[jj, jj]
+    import time
+    deadline = time.monotonic() + SEARCH_SECONDS
     for sig_e in (300.0, 1000.0, 100.0, 3000.0):
         if not sig_at(0.0) < sig_e < sig_at(sol.t[-1]):
             continue
+        if time.monotonic() > deadline:
+            whys.append(f"the search for a region stopped after {SEARCH_SECONDS} s")
+            break
         t_e = brentq(lambda t: sig_at(t) - sig_e, 0.0, sol.t[-1])
         u_e, s_e, f_e, _ = _schur(full(sol.sol(t_e)), B, j, k)
         ds_lin = s_e - ss - Kl * u_e
