@@ -131,7 +131,8 @@ def _sample_the_region(c, w, p, cl):
     j, k, br = cl["axis"], w["k"], w["branch"]
     A, V, B = (mp.matrix(permuted([[mp.mpf(Fraction(x).numerator) / Fraction(x).denominator
                                      for x in r] for r in p[key]], j)) for key in "AVB")
-    M_ = {key: np.array([[_f(x) for x in r] for r in w[key]]) for key in ("G", "K", "Q", "Ps", "Pf")}
+    M_ = {key: np.array([[_f(x) for x in r] for r in w[key]])
+          for key in ("G", "K", "Q", "Ps", "Pf")}
     ss, fs, H = (np.array([_f(x) for x in w[key]]) for key in ("s_star", "f_star", "H"))
     rho, r, u_max = _f(w["rho"]), _f(w["r"]), _f(w["u_max"])
     a, b = _f(cl["rate_lower"]), _f(cl["rate_upper"])

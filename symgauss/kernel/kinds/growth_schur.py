@@ -1,6 +1,4 @@
-"""WORK IN PROGRESS (branch wip/growth-schur; not registered on main, not tested).
-
-Checker for kind ``"growth-schur"``: Σ(t) exists for all t ≥ 0 and Σ_jj(t) grows exponentially,
+"""Checker for kind ``"growth-schur"``: Σ(t) exists for all t ≥ 0 and Σ_jj(t) grows exponentially,
 without blowing up (d = 3, one head), when Σ/tr Σ tends to vvᵀ with v on B's null cone — a
 one-parameter family of directions at infinity at d = 3, so the compactified flow has a zero
 eigenvalue along it and kind ``growth``'s region cannot be used. Here the time is t itself and
@@ -19,22 +17,25 @@ u·S(ξ) + γ·(Jw̃)(Jw̃)ᵀ/|w̃|², S(ξ) = (ξw̃ᵀ + w̃ξᵀ)/|w̃|² �
     C' = KC + CKᵀ + ãξᵀ + ξãᵀ,   u·η' = u·g·η + ∇q·y',   u·ξ' = u·g·ξ + C'w̃ + C·(Bᵀ)₁:,₁:·y',
 
 and γ', p' follow by the product rule. No 1/u is left: s = (p, γ) is slow, f = (η, ξ) fast
-(u·f' = L·f + …, attracting when L is Hurwitz). Region R: 0 < u ≤ u_max, ‖s − s*‖_Ps ≤ ρ,
-‖δ‖_Pf ≤ r with δ = f − f* − G(s − s*) (G: the slow manifold's slope). R is forward invariant
-(Nagumo) when on each of its sides the outward derivative is negative: u' = −g·u < 0 (g > 0 on R);
-on the slow side ds' = S(0) + J̃·ds with J̃ the balls of ∂ds'/∂ds over R's box: J̃ᵀPs + PsJ̃ ≼
-−2·slow_rate·Ps and ‖S(0)‖_Ps < slow_rate·ρ; on the fast side, per box of the slow ball
-(``slow_cells`` per axis) and piece of u (``u_pieces``), the same with u·δ' and fast_rate, its
-F(0) in the mean-value form in (s, u). The centres move with u to second order (``K``, ``H``).
-The square root must be real and |w̃| > 0 on all of R, so the coordinates are a chart there.
-Then Σ(t) stays in R for t ≥ t0 (bounded y, C), so it
-exists for all t, and σ(t0)·e^{a(t−t0)} ≤ σ(t) ≤ σ(t0)·e^{b(t−t0)} with g ∈ [a, b] on R.
+(u·f' = L·f + …, attracting when L is Hurwitz). Region R: 0 < u ≤ u_max, ‖ds‖_Ps ≤ ρ and
+‖δ‖_Pf ≤ r, where ds = s − s_c(u), s_c(u) = s* + K₁u + K₂u², and δ = f − f_c(ds, u), f_c = f* +
+G·ds + H·u + Q·(the monomials of degree 2 in (ds, u)). R is forward invariant (Nagumo) when on each
+of its sides the outward derivative is negative: u' = −g·u < 0 (g > 0 on R); dsᵀPs·ds' < 0 on the
+slow side (angle pieces θ, ds = ρ·L⁻ᵀ(cos θ, sin θ) with Ps = LLᵀ, × u pieces; f anywhere in its
+band; the mean-value form in (ds, u)); δᵀPf·(u·δ') < 0 on the fast side, per box of the slow ball
+and u piece, from u·δ' = F(0) + J̃δ (J̃ in the balls of ∂(u·δ')/∂δ over the band's box):
+J̃ᵀPf + PfJ̃ ≼ −2·fast_rate·Pf and ‖F(0)‖_Pf < fast_rate·r, F(0) in the mean-value form in
+(ds, u) — the derivatives by a small forward mode (:class:`Dual`). A cell that fails is halved
+along the variable whose mean-value term is widest, at most ``depth`` times and MAX_TESTS cells
+in all. The square root must be real and |w̃| > 0 on all of R (every ball finite), so the
+coordinates are a chart there. Then Σ(t) stays in R for t ≥ t0 (bounded y, C), so it exists for
+all t, and σ(t0)·e^{a(t−t0)} ≤ σ(t) ≤ σ(t0)·e^{b(t−t0)} with g ∈ [a, b] on R.
 
 Claim: ``axis`` j, ``t_enter`` t0 (the steps' total), ``rate_lower`` a > 0, ``rate_upper`` b.
 Witness: ``steps``, ``order``, ``prec`` (eq. 1.1, metric I, as kind ``limit``; optional
-``metrics``), ``k``, ``branch``, ``s_star``, ``f_star``, ``G`` (3×2), ``K`` (2×2), ``H`` (2×3),
-``Ps`` (2×2), ``rho``, ``slow_rate``, ``Pf`` (3×3), ``r``, ``fast_rate``, ``u_max``,
-``slow_cells``, ``u_pieces``.
+``metrics``), ``k``, ``branch``, ``s_star``, ``f_star``, ``G`` (3×2), ``H`` (3), ``Q`` (3×6: the
+monomials ds₀², ds₀ds₁, ds₀u, ds₁², ds₁u, u²), ``K`` (2×2: rows K₁, K₂), ``Ps`` (2×2), ``rho``,
+``Pf`` (3×3), ``r``, ``fast_rate``, ``u_max``, ``arcs``, ``slow_cells``, ``u_pieces``, ``depth``.
 """
 from __future__ import annotations
 
@@ -62,8 +63,10 @@ SCHEMAS = {"growth-schur": Schema(
     {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
      "prec": Field(integer(MIN_PREC, MAX_PREC)), "k": Field(integer(0, 1)),
      "branch": Field(integer(-1, 1)), "s_star": Field(vec(2)), "f_star": Field(vec(3)),
-     "G": Field(mat(3, 2)), "K": Field(mat(2, 2)), "H": Field(vec(3)), "Q": Field(mat(3, 6)), "Ps": Field(sym(2)), "rho": Field(positive), "Pf": Field(sym(3)),
-     "r": Field(positive), "fast_rate": Field(positive), "arcs": Field(integer(4, 4096)), "depth": Field(integer(0, 16)), "u_max": Field(positive),
+     "G": Field(mat(3, 2)), "K": Field(mat(2, 2)), "H": Field(vec(3)), "Q": Field(mat(3, 6)),
+     "Ps": Field(sym(2)), "rho": Field(positive), "Pf": Field(sym(3)), "r": Field(positive),
+     "fast_rate": Field(positive), "arcs": Field(integer(4, 4096)),
+     "depth": Field(integer(0, 16)), "u_max": Field(positive),
      "slow_cells": Field(integer(1, 64)), "u_pieces": Field(integer(1, 64)),
      "metrics": Field(raw, False)},
     "rigorous", {"d": 3})}
