@@ -25,6 +25,8 @@ from symgauss.questions.regime.blowup_bound import BlowupBound, verified
 
 #: how long the region search may take before it gives up (each failed size costs up to ~10 s)
 SEARCH_SECONDS = 20
+#: the entry sizes tried, in order
+SIGMAS = (300.0, 1000.0, 100.0, 3000.0)
 
 
 def _q(x: float, den: int = 10 ** 12) -> flint.fmpq:
@@ -223,7 +225,7 @@ def find_growth_schur(problem) -> BlowupBound:
     def sig_at(t):
         return full(sol.sol(t))[j, j]
     deadline = time.monotonic() + SEARCH_SECONDS
-    for sig_e in (300.0, 1000.0, 100.0, 3000.0):
+    for sig_e in SIGMAS:
         if not sig_at(0.0) < sig_e < sig_at(sol.t[-1]):
             continue
         if time.monotonic() > deadline:
