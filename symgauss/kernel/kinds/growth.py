@@ -104,13 +104,19 @@ def region_terms(cp: Compact, Ys, c, kappa, u, x):
     return coords(LY + dq + qq * u - Y * gh), gh
 
 
-def check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces):
-    """The side condition and the bounds of ĝ on R (module docstring): returns (min, max) of ĝ."""
-    Pa = flint.arb_mat(P)
+def cholesky_inv_t(Pa) -> flint.arb_mat:
+    """L⁻ᵀ for the 2×2 ball matrix Pa = LLᵀ (L lower triangular), so that x = L⁻ᵀ(cos θ, sin θ)
+    runs over the P-unit circle."""
     l11 = Pa[0, 0].sqrt()
     l21 = Pa[1, 0] / l11
     l22 = (Pa[1, 1] - l21 * l21).sqrt()
-    Lit = flint.arb_mat(2, 2, [l11, l21, 0, l22]).inv()     # L⁻ᵀ
+    return flint.arb_mat(2, 2, [l11, l21, 0, l22]).inv()
+
+
+def check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces):
+    """The side condition and the bounds of ĝ on R (module docstring): returns (min, max) of ĝ."""
+    Pa = flint.arb_mat(P)
+    Lit = cholesky_inv_t(Pa)
     cp, k, ca, lo, hi = Compact(flow), flint.arb(kappa), [flint.arb(x) for x in c], None, None
     for j in range(pieces):     # u ∈ [j, j + 1]·u_max/pieces
         u = flint.arb(flint.fmpq(2 * j + 1, 2 * pieces) * u_max, flint.fmpq(1, 2 * pieces) * u_max)

@@ -45,6 +45,7 @@ import flint
 
 from symgauss.kernel.exact import eye, require_pd
 from symgauss.kernel.flow import Flow, contracts, p_norm, svec_of, sym_of, upper
+from symgauss.kernel.kinds.growth import cholesky_inv_t
 from symgauss.kernel.kinds.limit import (
     MAX_ORDER,
     MAX_PREC,
@@ -276,7 +277,7 @@ class Halve(NotProved):
 
 
 def fast_side(at, u, ds, full_f, cf, K, Pf, kf, r):
-    """On ‖δ‖_Pf = r, with s in the box ``ds`` and u in its piece: F(δ) = u·f' − G·u·s' =
+    """On ‖δ‖_Pf = r, with s in the box ``ds`` and u in its piece: F(δ) = u·δ' (:func:`_rhs`) =
     F(0) + J̃δ with J̃ in the balls of ∂F/∂δ over the fast box (mean value), so δᵀPf·F(δ) ≤
     r·‖F(0)‖_Pf − kf·r² when J̃ᵀPf + PfJ̃ ≼ −2kf·Pf; F(0) in the mean-value form in (s, u)."""
     zero = [flint.arb(0)] * 3
@@ -366,16 +367,14 @@ def check_region(problem, w, work=MAX_TESTS):
                             "root of a ball reaching below 0, or |w̃| not proved > 0)")
         return out + [grads]
     Pa = flint.arb_mat(Ps)
-    l11 = Pa[0, 0].sqrt()
-    l21 = Pa[1, 0] / l11
-    Lit = flint.arb_mat(2, 2, [l11, l21, 0, (Pa[1, 1] - l21 * l21).sqrt()]).inv()
+    Lit = cholesky_inv_t(Pa)
     full_f = [h * flint.arb(0, 1) for h in fbox]
-    work, depth, bounds = [work], w["depth"], []
+    work, depth, bounds, rho2 = [work], w["depth"], [], flint.arb(w["rho"]) ** 2
 
     def fast_test(box):
         ds, u = box[:2], box[2]
         q = _quad(ds, Ps, ds)
-        if q.mid() - q.rad() > flint.arb(w["rho"]) ** 2:
+        if q.mid() - q.rad() > rho2:
             return      # the box misses the slow ball
         bounds.append(fast_side(at, u, ds, full_f, cf, K, Pf, kf, r))
     stest = slow_test(at, Lit, Pa, rho, full_f, K)

@@ -121,10 +121,11 @@ def _fit(F, ss, fs, G, H, K1, half, u_hi):
 
 
 def _lyap(M):
+    """P from MᵀP + PM = −I, scaled to max |P_ij| = 1."""
     import numpy as np
-    from scipy.linalg import solve_continuous_lyapunov
-    P = solve_continuous_lyapunov(M.T, -np.eye(len(M)))
-    P = (P + P.T) / 2
+
+    from symgauss.integrate.validated import lyapunov
+    P = lyapunov(M, 0.0)
     return P / np.max(np.abs(P))
 
 
@@ -211,14 +212,14 @@ def find_growth_schur(problem) -> BlowupBound:
             and g > 0):
         return BlowupBound(None, "the growth direction is not attracting in the Schur "
                            "coordinates (slow or fast eigenvalues not negative)")
-    Ps, Pf = _lyap(J), _lyap(L)
+    Pf = _lyap(L)          # Ps is shaped per entry size below
     kf = _rate(L, Pf) * 0.7
     Al, Vl, Bl = A.tolist(), V.tolist(), B.tolist()
 
     def F(u, s, f):
         return np.array(field(Al, Vl, Bl, [u, s[0], f[0], s[1], f[1], f[2]], k, br, math.sqrt))
     base = {"axis": j, "k": k, "branch": br, "s_star": [_q(x) for x in ss],
-            "f_star": [_q(x) for x in fs], "Ps": _qm(Ps), "Pf": _qm(Pf),
+            "f_star": [_q(x) for x in fs], "Pf": _qm(Pf),
             "fast_rate": _q(kf, 10 ** 6)}
     prec, found, whys = 128, None, []
 
@@ -247,8 +248,7 @@ def find_growth_schur(problem) -> BlowupBound:
         Ps = np.linalg.solve(Dm, np.linalg.solve(Dm, Ps).T)
         Ps = (Ps + Ps.T) / 2 / np.abs(Ps).max()
         rho = 1.3 * math.sqrt(ds_e @ Ps @ ds_e) + 1e-6
-        base.update(Ps=_qm(Ps))
-        w = {**base, "G": _qm(Gf), "H": [_q(x) for x in Hf], "Q": _qm(Qf), "K": _qm(Kf)}
+        w = {**base, "Ps": _qm(Ps), "G": _qm(Gf), "H": [_q(x) for x in Hf], "Q": _qm(Qf), "K": _qm(Kf)}
         for r in sorted({max(1.3 * math.sqrt(d_e @ Pf @ d_e), f * rho) for f in (0.3, 1.0)}):
             w.update(rho=_q(rho), r=_q(r), u_max=_q(1.5 * u_e), slow_cells=4, u_pieces=2,
                      arcs=32, depth=12)      # coarse cells: the kernel halves where needed
