@@ -32,6 +32,7 @@ symgauss regime "$ex/blowup_at_infinity_d3.json" --certificate "$out/blowup_infi
 symgauss regime "$ex/blowup_slab.json" --certificate "$out/blowup_slab_two_heads.json" >/dev/null
 symgauss regime "$ex/growth.json" --certificate "$out/growth_general.json" >/dev/null
 symgauss regime "$ex/growth_d3.json" --certificate "$out/growth_schur_d3.json" >/dev/null
+symgauss regime "$ex/growth_riccati.json" --certificate "$out/growth_riccati.json" >/dev/null
 symgauss regime "$ex/growth_axis.json" --certificate "$out/growth_axis.json" >/dev/null
 symgauss regime "$ex/growth_axis_transient.json" --certificate "$out/growth_axis_transient.json" >/dev/null
 symgauss regime "$ex/growth_axis_row.json" --certificate "$out/growth_axis_row.json" >/dev/null

@@ -202,6 +202,8 @@ def claim_holds(cert) -> bool:
         return _growth_holds(A, heads, p, c, axis=int(str(c["axis"])))
     if kind in ("growth-axis", "growth-axis-row"):
         return _growth_axis_holds(A, heads, p, c)
+    if kind == "growth-riccati":
+        return _riccati_growth_holds(A, heads, p, c)
     if kind in ("blowup-trajectory", "blowup-infinity", "blowup-slab"):
         T = _float_blowup_time(A, heads, p)
         lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
@@ -302,6 +304,24 @@ def _growth_holds(A, heads, p, c, axis=None) -> bool:
     for t in np.linspace(t0, end, 40)[1:]:
         grow = np.log(size(t)) - s0
         if not a * (t - t0) - 1e-6 * (1 + grow) <= grow <= b * (t - t0) + 1e-6 * (1 + grow):
+            return False
+    return True
+
+
+def _riccati_growth_holds(A, heads, p, c) -> bool:
+    """LSODA from cov0 to t = 20: c·e^{rt} ≤ tr Σ(t) ≤ tr Σ0·e^{rt} at 60 times (relative 1e-7)."""
+    from scipy.integrate import solve_ivp
+    A, heads, d = flt(A), [(flt(V), flt(B)) for V, B in heads], p.d
+    f, full, iu = _svec_field(A, heads, d)
+    r, low = float(F(c["rate"])), float(F(c["lower"]))
+    S0 = flt(_frac_mat(p.cov0))
+    sol = solve_ivp(f, (0, 20), S0[iu], method="LSODA", rtol=1e-12, atol=1e-14,
+                    dense_output=True)
+    if sol.status != 0:
+        return False
+    for t in np.linspace(0, 20, 60):
+        tr = np.trace(full(sol.sol(t))) * np.exp(-r * t)
+        if not low * (1 - 1e-7) <= tr <= np.trace(S0) * (1 + 1e-7):
             return False
     return True
 

@@ -35,6 +35,7 @@ from symgauss.kernel.kinds import (
     blowup_trajectory,
     growth,
     growth_axis,
+    growth_riccati,
     growth_schur,
     in_range,
     limit,
@@ -50,7 +51,7 @@ from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 #: kind -> the module that checks it (each module has SCHEMAS, statement(), check())
 KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
                                       blowup_trajectory, blowup_infinity, blowup_slab, growth, growth_axis,
-                                      growth_schur)
+                                      growth_schur, growth_riccati)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

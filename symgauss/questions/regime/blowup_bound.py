@@ -125,12 +125,13 @@ def certified(kind: str, problem, e, run, extra: dict, note: str, prec: int = 12
                        claim.get("t_star"))
 
 
-def verified(kind: str, problem, claim: dict, witness: dict, note: str) -> BlowupBound:
-    """The rigorous ``kind`` certificate with this claim and witness, kept only when the kernel
-    verifies it (else why not)."""
+def verified(kind: str, problem, claim: dict, witness: dict, note: str,
+             level: str = "rigorous") -> BlowupBound:
+    """The ``kind`` certificate (at ``level``) with this claim and witness, kept only when the
+    kernel verifies it (else why not)."""
     from symgauss.kernel.checker import check
     from symgauss.model.certificate import envelope
-    cert = envelope(kind, problem, claim, witness, "rigorous", note)
+    cert = envelope(kind, problem, claim, witness, level, note)
     verdict = check(cert)
     if verdict.status != "verified":
         return BlowupBound(None, f"the kernel did not verify the certificate: "

@@ -465,9 +465,9 @@ def _growth_regime(problem, tried):
         tried.append(f"validated integration + an invariant region at infinity: {res.why}")
         return None
     claim = res.certificate["claim"]
-    return Regime("growth", "rigorous", claim["statement"] + " (kernel: VERIFIED)",
+    return Regime("growth", res.certificate["level"], claim["statement"] + " (kernel: VERIFIED)",
                   res.certificate.get("notes", "symgauss.questions.regime.growth")[:300],
-                  rate=claim["rate_lower"], certificate_data=res.certificate)
+                  rate=claim.get("rate_lower", claim.get("rate")), certificate_data=res.certificate)
 
 
 def _limit_regime(problem, proposal, tried):

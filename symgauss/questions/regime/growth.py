@@ -87,6 +87,10 @@ def find_growth(problem) -> BlowupBound:
     from symgauss.kernel.kinds.limit import MAX_SWITCHES
     from symgauss.kernel.read import read_problem
     from symgauss.questions.regime.basin import ADAPT
+    from symgauss.questions.regime.growth_riccati import find_growth_riccati
+    riccati = find_growth_riccati(problem)      # V_h = v_h I, A = αI: the closed form, exact
+    if riccati.certificate is not None:
+        return riccati
     if problem.d == 3 and len(problem.params.heads) == 1:     # a family of directions
         from symgauss.questions.regime.growth_schur import find_growth_schur
         return find_growth_schur(problem)
