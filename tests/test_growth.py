@@ -180,3 +180,22 @@ def test_a_weak_transversal_rate_is_certified_with_small_u_and_changes_of_metric
         else:
             c["witness"]["metrics"][-1]["ell"] = "2"
         assert check_certificate(reseal(c)).status in ("not-proved", "invalid"), edit
+
+
+@pytest.mark.slow
+def test_steps_past_1000_reach_the_region_and_a_hopeless_pace_stops_early():
+    """Seed-71 symmetric-B-33-d2 enters the region after 1540 validated steps (1000 were allowed
+    before: float answer); seed-13 symmetric-B-3-d2's steps reach only t ≈ 1.27 of the float entry
+    near 2.45 in 1000, and stop there instead of spending the kernel's 2000."""
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.growth import find_growth
+
+    def problem(seed, name):
+        return dict((q.name, q) for _, q in ensemble(48, seed=seed))[name]
+    res = find_growth(problem(71, "symmetric-B-33-d2"))
+    assert res.certificate is not None, res.why
+    assert len(res.certificate["witness"]["steps"]) > 1000
+    assert check_certificate(res.certificate).status == "verified"
+    assert claim_holds(res.certificate)
+    res = find_growth(problem(13, "symmetric-B-3-d2"))
+    assert res.certificate is None and "out of reach" in res.why, res.why
