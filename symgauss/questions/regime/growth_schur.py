@@ -92,6 +92,11 @@ def centre_floats(c, ds, u):
     return fc, D
 
 
+#: evaluations of the fit's residual at most (about 0.1 s each; the fits that led to a region took
+#: 7–12, and one on seed-51 symmetric-B-13-d3 ran past 100 s without converging)
+FIT_EVALS = 40
+
+
 def _fit(F, ss, fs, G, H, K1, half, u_hi):
     """(G, H, Q, K): the centres fitted (least squares) to the slow manifold's invariance on a
     grid of the region's box ``half`` × [0, u_hi]."""
@@ -116,7 +121,7 @@ def _fit(F, ss, fs, G, H, K1, half, u_hi):
                 out += list(dd)
             out += list(o[[2, 4, 5]] - u * D[:, :2] @ dd + D[:, 2] * o[6] * u * u)
         return np.array(out)
-    c = least_squares(res, np.r_[G.ravel(), H, np.zeros(18), K1, 0, 0]).x
+    c = least_squares(res, np.r_[G.ravel(), H, np.zeros(18), K1, 0, 0], max_nfev=FIT_EVALS).x
     return unpack(c)
 
 
