@@ -134,3 +134,15 @@ def test_classify_an_ensemble_closed_form_growth_now_carries_a_certificate():
     assert r.certificate_data["kind"] == "growth-riccati"
     assert check_certificate(r.certificate_data).status == "verified"
     assert claim_holds(r.certificate_data)
+
+
+def test_the_search_says_why_when_the_closed_form_does_not_apply():
+    from symgauss import Problem
+    from symgauss.questions.regime.growth_riccati import find_growth_riccati
+    A, V = [["1/2", 0], [0, "1/2"]], [[-1, 0], [0, -1]]
+    cases = {"Σ0⁻¹": dict(B=[[0, 0], [0, 1]], cov0=[[1, 1], [1, 1]]),       # singular cov0
+             "invertible": dict(B=[[1, 0], [0, 1]], cov0=[[1, 0], [0, 1]]),
+             "A = αI": dict(A=[[1, 0], [0, "1/2"]], B=[[0, 0], [0, 1]], cov0=[[1, 0], [0, 1]])}
+    for why, data in cases.items():
+        res = find_growth_riccati(Problem(**{"A": A, "V": V, **data}))
+        assert res.certificate is None and why in res.why, (why, res.why)

@@ -12,7 +12,6 @@ it, or until their pace shows they cannot get there within their budget.
 """
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import flint
@@ -214,9 +213,10 @@ def find_growth(problem) -> BlowupBound:
         run = integrate(p, svec(ep.cov0), eye(3), flint.fmpq(1), None, t_max=400, tol=1e-18,
                         max_steps=budget, adapt=adapt, stop_time=stop)
         if lost:
+            where = ("the float run never enters" if t_in is None else
+                     f"entered near t ≈ {t_in:.4g} (float), is")
             run.stopped, run.why = False, (f"{len(run.steps)} steps reached t = {lost[0]:.4g}; "
-                                           f"at their pace the region, entered near t ≈ "
-                                           f"{t_in or math.inf:.4g} (float), is out of reach")
+                                           f"at their pace the region, {where} out of reach")
         if run.stopped:
             break
     if not run.stopped:

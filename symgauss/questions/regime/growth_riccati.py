@@ -20,6 +20,9 @@ def find_growth_riccati(problem) -> BlowupBound:
     R, alpha = riccati_R(ep.params), scalar_of(ep.params.A)
     if R is None or alpha is None or not alpha > 0:
         return BlowupBound(None, "not every V_h = v_h I with A = αI, α > 0")
+    from symgauss.kernel.exact import positive_definite
+    if positive_definite(ep.cov0)[0] is not True:
+        return BlowupBound(None, "cov0 is not positive definite (the closed form needs Σ0⁻¹)")
     X, nullity = R.numer_denom()[0].nullspace()
     if nullity == 0:
         return BlowupBound(None, "R = Σ_h v_h(B_h + B_hᵀ) is invertible: no direction escapes "
