@@ -17,7 +17,7 @@ import pytest
 from _mutation import reseal, roundtrip
 
 from symgauss.kernel.checker import check_certificate
-from symgauss.kernel.kinds import blowup, limit, reach, stability, structured
+from symgauss.kernel.kinds import blowup, growth_riccati, limit, reach, stability, structured
 from symgauss.kernel.read import MAX_D, read_problem
 
 BUDGET_S, SIZE = 20.0, 64 * 1024
@@ -243,7 +243,20 @@ def _structured(d, heads, enclosed):
                 "rigorous")
 
 
+def _riccati_all_minors(d, k):
+    """Kind growth-riccati at its largest d: −R = GGᵀ with k-digit G and ker R = e_1, so every
+    one of the 2^d − 1 principal minors of −R is computed (all ≥ 0), with long entries."""
+    G = flint.fmpq_mat(d, d, [rat(k) if i and j else 0 for i in range(d) for j in range(d)])
+    N = G * G.transpose()           # B = N/2 with V = −I: R = −(B + Bᵀ) = −N ⪯ 0
+    problem = {"cov0": txt(eye(d)), "A": txt(eye(d) * flint.fmpq(1, 4)),
+               "V": txt(eye(d) * -1), "B": txt(N * flint.fmpq(1, 2))}
+    return cert("growth-riccati", problem, {"rate": "1/2", "lower": "1"},
+                {"w": ["1"] + ["0"] * (d - 1)}, "exact")
+
+
 CRAFTED = {
+    "growth-riccati d=10, every principal minor, long numbers": lambda: _riccati_all_minors(
+        growth_riccati.MAX_D, 22),
     "structured d=32, long number in Q": lambda: _structured(structured.MAX_D, 1, False),
     "structured enclosed d=32": lambda: _structured(structured.MAX_D, 1, True),
     "structured enclosed d=16, 8 heads": lambda: _structured(16, 8, True),
@@ -275,7 +288,7 @@ def test_crafted_files_under_64_kb_are_answered_within_20_s(name):
     assert size < SIZE, f"{name}: the crafted file has {size} bytes"
     assert seconds < BUDGET_S, f"{name}: {seconds:.1f} s ({v.status})"
     assert v.reason
-    if name.startswith("limit"):    # every step ran: the worst case, not an early refusal
+    if name.startswith(("limit", "growth-riccati")):    # the worst case, not an early refusal
         assert v.status == "verified", v.reason
     if name.startswith("blowup-infinity"):  # every step ran; the region at infinity is refused
         assert v.status == "not-proved" and "contract" in v.reason, v.reason
