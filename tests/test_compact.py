@@ -268,3 +268,18 @@ def test_steps_of_eq_1_1_that_change_metric_verify_and_tampered_changes_do_not()
     bad = copy.deepcopy(c)
     del bad["witness"]["metrics"]
     assert check_certificate(reseal(bad)).status == "not-proved"
+
+
+@pytest.mark.slow
+def test_compactified_steps_too_slow_for_the_region_stop_early_and_say_why():
+    """seed-5 two-heads-12-d3: the float compactified flow enters the region only near τ ≈ 63,
+    while the validated steps' budget, even at three times their pace, reaches τ ≈ 47; the
+    search used to spend the whole budget first. It stops at the first look and says so."""
+    from symgauss.questions.blowup.projective import projective_t_star
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.infinity import FIRST_LOOK, find_blowup_at_infinity
+    p = next(q for _, q in ensemble(48, 5) if q.name == "two-heads-12-d3")
+    t, _ = projective_t_star(p, 30)
+    res = find_blowup_at_infinity(p, float(t))
+    assert res.certificate is None
+    assert f"{FIRST_LOOK} steps reached τ" in res.why and "out of reach" in res.why, res.why

@@ -11,7 +11,9 @@ follow the solution, local error ≤ TOL) run while they are accurate (radius �
 tr Σ has grown less than GROW times; from there validated steps of
 the compactified flow with the elapsed time (metric diag(W_WEIGHT, P)), whose errors do not grow
 with ‖Σ‖, run until z is inside the region and the T* enclosure (width about
-u·(1/κ − 1/K) plus the error of w) has DONE digits or stops narrowing. Blow-ups whose direction
+u·(1/κ − 1/K) plus the error of w) has DONE digits or stops narrowing — or, before they
+first enter it, until SPEEDUP times their pace cannot reach the float compactified flow's entry
+τ within their budget (they stop early, saying so). Blow-ups whose direction
 rotates (no real equilibrium at infinity: seen on the ensemble, Σ/tr Σ still turning at
 tr Σ = 1e8) or whose equilibrium at infinity is not hyperbolic (V_h = v_h I gives a continuum of
 them) are left to the other methods.
@@ -43,6 +45,12 @@ COMPACT_TOL, COMPACT_SAFETY, DONE = 1e-16, 0.3, 9
 SLAB_PIECES = 8
 #: at most this many changes of metric along the compactified steps
 COMPACT_SWITCHES = 8
+#: the compactified steps look at their pace (over the last PACE steps) every PACE steps from
+#: FIRST_LOOK on, until they first enter a region, and stop when even SPEEDUP times that pace
+#: cannot reach the float entry τ within their budget (failed searches took 20–38 s on the
+#: ensemble, most of it here; the steps lengthen near the attractor: seed-6 symmetric-B-13-d3's
+#: went from 0.06 to 0.14 and entered at τ ≈ 27)
+FIRST_LOOK, PACE, SPEEDUP = 60, 20, 3
 
 
 def direction(problem, t_star: float):
@@ -159,10 +167,10 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         spread = spreads(flint.arb_mat(P2), ell2)
     t0 = run.t
 
-    def deep(c, r):
+    def enclosures(z):
+        """(width, region, T* enclosure) for each region that holds the ball state z."""
+        found_e = []
         with flint.ctx.workprec(PREC):
-            z = [flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spread)]
-            found_e = []      # (width, region, enclosure) for each region that holds z
             for region in ("ellipsoid", "slab"):
                 try:
                     if region == "ellipsoid" and found:
@@ -177,6 +185,12 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
                     found_e.append((float(e[1].mid() - e[0].mid()), region, e))
                 except NotProved:
                     pass
+        return found_e
+
+    def deep(c, r):
+        with flint.ctx.workprec(PREC):
+            found_e = enclosures([flint.arb(x) + flint.arb(0, upper(r * s))
+                                  for x, s in zip(c, spread)])
         w_best = min(found_e, key=lambda x: x[0]) if found_e else (math.inf, None, None)
         history.append((w_best[0], len(history), w_best[2], w_best[1]))
         best = min(history, key=lambda h: h[0])
@@ -184,20 +198,44 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         return best[2] is not None and (best[0] < 10.0 ** -DONE * float(best[2][1].mid()) or (
             len(history) > 10 and history[-11][0] < 1.01 * best[0]))
 
+    max_compact = (budget - len(run.steps) - len(run.switches)
+                   - SWITCH_WORK * COMPACT_SWITCHES) // 4
+    tau_in = _float_entry(problem, c0, lambda z: bool(enclosures([flint.arb(x) for x in z])))
+    taus, lost = [], []
+
+    def stop(c, r, tau):
+        """deep; or, before any enclosure, too slow to reach the region (``lost``): at SPEEDUP
+        times the pace of the last PACE steps, not at the float entry τ_in within the budget."""
+        if deep(c, r):
+            return True
+        taus.append(float(tau))
+        k = len(taus)
+        if k >= FIRST_LOOK and k % PACE == 0 and all(h[2] is None for h in history) and (
+                tau_in is None or taus[-1] + (max_compact - k) * SPEEDUP *
+                (taus[-1] - taus[-1 - PACE]) / PACE < tau_in):
+            lost.append((k, taus[-1]))
+            return True
+        return False
+
     def follow(P_new, ell_new):     # a change of metric: the enclosure's box widths change
         nonlocal spread
         with flint.ctx.workprec(PREC):
             spread = spreads(flint.arb_mat(P_new), ell_new)
 
-    crun = integrate(p, c0, P2, ell2, deep, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
-                     prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY,
-                     max_steps=(budget - len(run.steps) - len(run.switches)
-                                - SWITCH_WORK * COMPACT_SWITCHES) // 4,
-                     adapt=ADAPT, on_metric=follow, max_switches=COMPACT_SWITCHES + 1)
+    crun = integrate(p, c0, P2, ell2, None, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
+                     prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY, max_steps=max_compact,
+                     adapt=ADAPT, on_metric=follow, max_switches=COMPACT_SWITCHES + 1,
+                     stop_time=stop)
     _, k, e, region = min(history, key=lambda h: h[0])
     if e is None:
+        why = crun.why or "no enclosure"
+        if lost:
+            where = ("the float run never enters" if tau_in is None else
+                     f"entered near τ ≈ {tau_in:.4g} (float), is")
+            why = (f"{lost[0][0]} steps reached τ = {lost[0][1]:.4g}; at their pace the region, "
+                   f"{where} out of reach")
         return BlowupBound(None, f"validated steps of the compactified flow did not enter the "
-                           f"region at infinity ({crun.why or 'no enclosure'})")
+                           f"region at infinity ({why})")
     centre = {"center": [[str(Ystar[i, j]) for j in range(d)] for i in range(d)]}
     if region == "slab":
         keys = {**centre, **slab["keys"]}
@@ -215,6 +253,32 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
                      "validated Taylor steps of eq. 1.1, then of the compactified flow with the "
                      "elapsed time, into a contracting region at infinity "
                      "(symgauss.questions.regime.infinity)", PREC)
+
+
+def _float_entry(problem, c0, inside):
+    """The first τ (LSODA on the compactified flow with the elapsed time, floats, from the
+    compactified steps' start c0, on a grid of 400 up to τ = 400) at which ``inside`` holds, or
+    None."""
+    import numpy as np
+    from scipy.integrate import solve_ivp
+
+    from symgauss.questions.regime.reference import float_field
+    d = problem.d
+    f, full, _ = float_field(problem)
+    fq, _, _ = float_field(problem.replace(A=[[0] * d for _ in range(d)]))
+
+    def G(_tau, z):
+        u, y = z[1], z[2:]
+        q = fq(0, y)
+        lin = f(0, y) - q
+        g = u * np.trace(full(lin)) + np.trace(full(q))
+        return np.concatenate([[u, -u * g], u * lin + q - y * g])
+    sol = solve_ivp(G, (0, 400), [float(x) for x in c0], method="LSODA", rtol=1e-10,
+                    atol=1e-14, dense_output=True)
+    for tau in np.linspace(0, sol.t[-1], 400):
+        if inside([float(x) for x in sol.sol(tau)]):
+            return float(tau)
+    return None
 
 
 def _metric(Jf, alpha):
