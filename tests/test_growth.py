@@ -198,4 +198,4 @@ def test_steps_past_1000_reach_the_region_and_a_hopeless_pace_stops_early():
     assert check_certificate(res.certificate).status == "verified"
     assert claim_holds(res.certificate)
     res = find_growth(problem(13, "symmetric-B-3-d2"))
-    assert res.certificate is None and "out of reach" in res.why, res.why
+    assert res.certificate is None and "cannot reach the region" in res.why, res.why

@@ -213,10 +213,10 @@ def find_growth(problem) -> BlowupBound:
         run = integrate(p, svec(ep.cov0), eye(3), flint.fmpq(1), None, t_max=400, tol=1e-18,
                         max_steps=budget, adapt=adapt, stop_time=stop)
         if lost:
-            where = ("the float run never enters" if t_in is None else
-                     f"entered near t ≈ {t_in:.4g} (float), is")
+            where = "never enters" if t_in is None else f"enters near t ≈ {t_in:.4g}"
             run.stopped, run.why = False, (f"{len(run.steps)} steps reached t = {lost[0]:.4g}; "
-                                           f"at their pace the region, {where} out of reach")
+                                           f"at their pace they cannot reach the region within "
+                                           f"their budget; the float run {where}")
         if run.stopped:
             break
     if not run.stopped:

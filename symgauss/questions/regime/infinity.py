@@ -210,9 +210,9 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
             return True
         taus.append(float(tau))
         k = len(taus)
-        if k >= FIRST_LOOK and k % PACE == 0 and all(h[2] is None for h in history) and (
-                tau_in is None or taus[-1] + (max_compact - k) * SPEEDUP *
-                (taus[-1] - taus[-1 - PACE]) / PACE < tau_in):
+        if tau_in is not None and k >= FIRST_LOOK and k % PACE == 0 and all(
+                h[2] is None for h in history) and taus[-1] + (max_compact - k) * SPEEDUP * (
+                taus[-1] - taus[-1 - PACE]) / PACE < tau_in:
             lost.append((k, taus[-1]))
             return True
         return False
@@ -230,10 +230,9 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     if e is None:
         why = crun.why or "no enclosure"
         if lost:
-            where = ("the float run never enters" if tau_in is None else
-                     f"entered near τ ≈ {tau_in:.4g} (float), is")
-            why = (f"{lost[0][0]} steps reached τ = {lost[0][1]:.4g}; at their pace the region, "
-                   f"{where} out of reach")
+            where = ("never enters" if tau_in == math.inf else f"enters near τ ≈ {tau_in:.4g}")
+            why = (f"{lost[0][0]} steps reached τ = {lost[0][1]:.4g}; at their pace they cannot "
+                   f"reach the region within their budget; the float run {where}")
         return BlowupBound(None, f"validated steps of the compactified flow did not enter the "
                            f"region at infinity ({why})")
     centre = {"center": [[str(Ystar[i, j]) for j in range(d)] for i in range(d)]}
@@ -257,8 +256,8 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
 
 def _float_entry(problem, c0, inside):
     """The first τ (LSODA on the compactified flow with the elapsed time, floats, from the
-    compactified steps' start c0, on a grid of 400 up to τ = 400) at which ``inside`` holds, or
-    None."""
+    compactified steps' start c0, on a grid of 400 up to τ = 400) at which ``inside`` holds; ∞
+    when it never does; None when LSODA stopped short (nothing known)."""
     import numpy as np
     from scipy.integrate import solve_ivp
 
@@ -278,7 +277,7 @@ def _float_entry(problem, c0, inside):
     for tau in np.linspace(0, sol.t[-1], 400):
         if inside([float(x) for x in sol.sol(tau)]):
             return float(tau)
-    return None
+    return math.inf if sol.status == 0 else None
 
 
 def _metric(Jf, alpha):
