@@ -203,13 +203,15 @@ def find_growth(problem) -> BlowupBound:
 
         def stop(c, r, t, lost=lost, gone=gone):
             """Inside the region; or too slow to reach it (``lost``, FIRST_LOOK)."""
+            if inside(c, r):
+                return True
             gone.append(t)
             k = len(gone) - PACE_STEPS
             if k >= FIRST_LOOK and k % PACE_STEPS == 0 and (t_in is None or float(t) + (
                     budget * 9 // 10 - k) * float(t - gone[-PACE_STEPS - 1]) / PACE_STEPS < t_in):
                 lost.append(float(t))
                 return True
-            return inside(c, r)
+            return False
         run = integrate(p, svec(ep.cov0), eye(3), flint.fmpq(1), None, t_max=400, tol=1e-18,
                         max_steps=budget, adapt=adapt, stop_time=stop)
         if lost:
