@@ -1,4 +1,5 @@
-"""Helpers for the checker's soundness fuzzing: walk and edit the leaves of a JSON object."""
+"""Helpers for the checker's soundness fuzzing: walk and edit the leaves of a JSON object, read
+a checked-in certificate."""
 
 
 def leaves(obj, path=()):
@@ -39,3 +40,11 @@ def reseal(cert):
     except (Invalid, KeyError, TypeError, AttributeError):
         pass
     return cert
+
+
+def checked_in(stem: str) -> dict:
+    """The checked-in certificate ``certificates/<stem>.json``, as plain JSON."""
+    import json
+    from pathlib import Path
+    return json.loads((Path(__file__).resolve().parents[1] / "certificates" / f"{stem}.json")
+                      .read_text())

@@ -7,13 +7,12 @@ witness and claim field tampered, and ``classify`` on the built-in example.
 from __future__ import annotations
 
 import copy
-import json
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
-from _mutation import reseal
+from _mutation import checked_in, reseal
 from _oracle import claim_holds
 
 from symgauss import load_problem
@@ -23,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cert():
-    return json.loads((ROOT / "certificates" / "growth_general.json").read_text())
+    return checked_in("growth_general")
 
 
 def _f(x):

@@ -7,13 +7,12 @@ constant shown sharp), every claim and witness field and the problem's structure
 certificate before.
 """
 import copy
-import json
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
-from _mutation import reseal
+from _mutation import checked_in, reseal
 from _oracle import _svec_field, claim_holds
 from scipy.integrate import solve_ivp
 
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cert():
-    return json.loads((ROOT / "certificates" / "growth_riccati.json").read_text())
+    return checked_in("growth_riccati")
 
 
 def _m(M):

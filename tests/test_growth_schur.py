@@ -6,7 +6,6 @@ region re-examined at sampled points with Σ rebuilt by numpy, its claim against
 the built-in example.
 """
 import copy
-import json
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import mpmath as mp
 import numpy as np
 import pytest
-from _mutation import reseal
+from _mutation import checked_in, reseal
 from _oracle import claim_holds
 
 from symgauss import load_problem
@@ -53,7 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cert():
-    return json.loads((ROOT / "certificates" / "growth_schur_d3.json").read_text())
+    return checked_in("growth_schur_d3")
 
 
 def _f(x):

@@ -27,11 +27,11 @@ def find_growth_riccati(problem) -> BlowupBound:
     if nullity == 0:
         return BlowupBound(None, "R = Σ_h v_h(B_h + B_hᵀ) is invertible: no direction escapes "
                            "its quadratic term")
-    top = max(abs(X[i, 0]) for i in range(R.nrows()))
-    w = [flint.fmpq(X[i, 0], top) for i in range(R.nrows())]
-    col = ep.cov0.inv()
-    wq = sum((w[i] * col[i, j] * w[j] for i in range(len(w)) for j in range(len(w))), flint.fmpq(0))
-    claim = {"rate": str(2 * alpha), "lower": str(sum((x * x for x in w), flint.fmpq(0)) / wq)}
-    return verified("growth-riccati", problem, claim, {"w": [str(x) for x in w]},
+    d = R.nrows()
+    top = max(abs(X[i, 0]) for i in range(d))
+    w = flint.fmpq_mat(d, 1, [flint.fmpq(X[i, 0], top) for i in range(d)])
+    lower = (w.transpose() * w)[0, 0] / (w.transpose() * ep.cov0.inv() * w)[0, 0]
+    claim = {"rate": str(2 * alpha), "lower": str(lower)}
+    return verified("growth-riccati", problem, claim, {"w": [str(w[i, 0]) for i in range(d)]},
                     "the closed form of the Riccati equation Σ' = 2αΣ + ΣRΣ "
                     "(symgauss.questions.regime.growth_riccati)", level="exact")
