@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from scipy.integrate import solve_ivp
 
+from symgauss.integrate.float_events import solve_with_events
 from symgauss.integrate.high_precision import MomentSolution
 from symgauss.kernel.errors import BlowUpError
 from symgauss.kernel.numbers import rational_text
@@ -59,8 +59,8 @@ def solve_moments_float(problem, t, *, rtol: float = 1e-12, atol: float = 1e-14,
         def event(_t, yy):
             return np.max(np.abs(yy[d:])) - blowup_norm
         event.terminal = True
-        sol = solve_ivp(f, (float(a), float(e)), y, method="DOP853", rtol=rtol, atol=atol,
-                        events=event)
+        sol = solve_with_events(f, (float(a), float(e)), y, event, method="DOP853", rtol=rtol,
+                                atol=atol)
         steps += sol.t.size
         if sol.status == 1 or not sol.success:
             t_hit = float(sol.t[-1])

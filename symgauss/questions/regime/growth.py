@@ -29,16 +29,16 @@ FIRST_LOOK, PACE_STEPS = 1000, 200
 def _float_run(problem):
     """(LSODA's dense solution, svec → matrix) from cov0 until tr Σ = 1e6 (or t = 400)."""
     import numpy as np
-    from scipy.integrate import solve_ivp
 
+    from symgauss.integrate.float_events import solve_with_events
     from symgauss.questions.regime.reference import float_field
     f, full, y0 = float_field(problem)
 
     def big(_t, y):
         return np.trace(full(y)) - 1e6
     big.terminal = True
-    return solve_ivp(f, (0, 400), y0, method="LSODA", rtol=1e-11, atol=1e-13, events=big,
-                     dense_output=True), full
+    return solve_with_events(f, (0, 400), y0, big, method="LSODA", rtol=1e-11, atol=1e-13,
+                             dense_output=True), full
 
 
 def _direction(sol, full):

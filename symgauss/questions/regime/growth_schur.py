@@ -143,16 +143,16 @@ def _rate(M, P) -> float:
 def _trajectory(problem, tr: float = 1e4):
     """The dense float solution until tr Σ = ``tr`` (LSODA), or None."""
     import numpy as np
-    from scipy.integrate import solve_ivp
 
+    from symgauss.integrate.float_events import solve_with_events
     from symgauss.questions.regime.reference import float_field
     f, full, y0 = float_field(problem)
 
     def big(_t, y):
         return np.trace(full(y)) - tr
     big.terminal = True
-    sol = solve_ivp(f, (0, 400), y0, method="LSODA", rtol=1e-12, atol=1e-14, events=big,
-                    dense_output=True)
+    sol = solve_with_events(f, (0, 400), y0, big, method="LSODA", rtol=1e-12, atol=1e-14,
+                            dense_output=True)
     return (sol, full) if np.trace(full(sol.y[:, -1])) > tr / 2 else None
 
 

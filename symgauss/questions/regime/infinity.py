@@ -58,6 +58,7 @@ def direction(problem, t_star: float):
     import numpy as np
     from scipy.integrate import solve_ivp
 
+    from symgauss.integrate.float_events import solve_with_events
     from symgauss.questions.regime.reference import float_field
     d = problem.d
     f, full, y0 = float_field(problem)
@@ -65,7 +66,7 @@ def direction(problem, t_star: float):
     def big(_t, y):
         return np.trace(full(y)) - 1e5
     big.terminal = True
-    sol = solve_ivp(f, (0, t_star * 2), y0, method="LSODA", rtol=1e-10, atol=1e-14, events=big)
+    sol = solve_with_events(f, (0, t_star * 2), y0, big, method="LSODA", rtol=1e-10, atol=1e-14)
     S = full(sol.y[:, -1])
     G = _compact_field(problem)
 

@@ -97,7 +97,8 @@ def reference_regime(problem, t_max: float = T_MAX) -> dict:
 
 def _regime(f, full, y0, t_max: float) -> dict:
     import numpy as np
-    from scipy.integrate import solve_ivp
+
+    from symgauss.integrate.float_events import solve_with_events
 
     def field(S):
         return full(f(0, S[np.triu_indices(len(S))]))
@@ -112,8 +113,8 @@ def _regime(f, full, y0, t_max: float) -> dict:
     t0, y, history, early = 0.0, y0, [], None
     while t0 < t_max:
         t1 = min(t_max, t0 + 20.0)
-        sol = solve_ivp(f, (t0, t1), y, method="LSODA", rtol=1e-10, atol=1e-14,
-                        events=[big, mid])
+        sol = solve_with_events(f, (t0, t1), y, [big, mid], method="LSODA", rtol=1e-10,
+                                atol=1e-14)
         if early is None and len(sol.t_events[1]):
             Sm = full(sol.y_events[1][0])
             early = np.linalg.norm(field(Sm)) / np.linalg.norm(Sm)
@@ -155,13 +156,14 @@ def _confirmed(f, full, t, y, t_star) -> dict:
     not within T* + 1) is ``unclear`` instead. If LSODA itself fails on the way, the first
     estimate stands, as before."""
     import numpy as np
-    from scipy.integrate import solve_ivp
+
+    from symgauss.integrate.float_events import solve_with_events
 
     def huge(_t, z):
         return np.max(np.abs(z)) - 1e12
     huge.terminal = True
-    sol = solve_ivp(f, (t, t_star + 1.0), y, method="LSODA", rtol=1e-10, atol=1e-14,
-                    events=huge)
+    sol = solve_with_events(f, (t, t_star + 1.0), y, huge, method="LSODA", rtol=1e-10,
+                            atol=1e-14)
     unclear = {"kind": "unclear", "t_star": None, "limit": None}
     if sol.status == -1:
         return {"kind": "blow-up", "t_star": float(t_star), "limit": None}
