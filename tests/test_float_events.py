@@ -83,7 +83,7 @@ def test_the_fallback_respects_an_events_direction_and_a_run_without_crossing(mo
     assert abs(sol.y[0, -1] - 2.0) < 1e-8            # y(1/2) = 2
 
 
-def test_the_fallback_stops_where_the_state_stops_being_finite(monkeypatch):
+def test_the_fallback_stops_at_a_pole(monkeypatch):
     _failing_once(monkeypatch)
 
     def never(_t, y):
@@ -101,3 +101,18 @@ def test_other_value_errors_are_not_swallowed(monkeypatch):
     monkeypatch.setattr(scipy.integrate, "solve_ivp", broken)
     with pytest.raises(ValueError, match="1-dimensional"):
         fe.solve_with_events(lambda t, y: y, (0, 1), [[1.0]], [lambda t, y: y[0]])
+
+
+def test_the_fallback_keeps_a_dense_solution_even_without_a_step(monkeypatch):
+    _failing_once(monkeypatch)
+
+    def big(_t, y):
+        return y[0] - 10.0
+    big.terminal = True
+    sol = fe.solve_with_events(lambda t, y: y * y, (0, 0.5), [1.0], big, method="LSODA",
+                               rtol=1e-10, atol=1e-12, dense_output=True)
+    assert abs(sol.sol(0.25)[0] - 4 / 3) < 1e-8          # y(1/4) = 1/(1 − 1/4)
+    sol = fe.solve_with_events(lambda t, y: y * y, (0, 0.5), [20.0], big, method="LSODA",
+                               rtol=1e-10, atol=1e-12, dense_output=True)
+    assert sol.status == -1 and sol.t[-1] < 0.05         # y = 20/(1 − 20t): stopped at the pole
+    assert sol.sol(0.0)[0] == 20.0

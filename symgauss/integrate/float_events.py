@@ -19,13 +19,18 @@ as thresholds such as ‖Σ‖ = 10⁶, and read the state there).
 """
 from __future__ import annotations
 
+#: the fallback's own stop: this many steps, or a state this large (a pole the solver creeps
+#: towards without failing: LSODA can shrink its steps there for ever)
+MAX_STEPS, HUGE = 200_000, 1e200
+
 
 def solve_with_events(f, span, y0, events, **options):
     """``scipy.integrate.solve_ivp(f, span, y0, events=events, **options)``; if scipy's event
     root finder fails, the same solver stepped here, each step's end checked against the events,
     stopping at the first step point where a terminal event has crossed (``status`` 1; −1 when
-    the solver fails or the state stops being finite), ``t_events``/``y_events`` at those
-    points, and ``sol`` the dense output when ``dense_output`` was asked for."""
+    the solver fails, stalls, takes MAX_STEPS steps or the state passes HUGE),
+    ``t_events``/``y_events`` at those points, and ``sol`` the dense output when
+    ``dense_output`` was asked for."""
     import warnings
     from types import SimpleNamespace
 
@@ -46,9 +51,11 @@ def solve_with_events(f, span, y0, events, **options):
         ts, ys, pieces, hits, status = [span[0]], [solver.y.copy()], [], [[] for _ in events], 0
         before = [ev(ts[0], ys[0]) for ev in events]
         while solver.status == "running":
+            t_before = solver.t
             solver.step()
-            if solver.status == "failed" or not np.all(np.isfinite(solver.y)):
-                status = -1
+            if solver.status == "failed" or solver.t == t_before or len(ts) > MAX_STEPS or \
+                    not np.max(np.abs(solver.y)) < HUGE:
+                status = -1         # failed, stalled at a pole, or overflowing: stop here
                 break
             ts.append(solver.t)
             ys.append(solver.y.copy())
@@ -69,4 +76,5 @@ def solve_with_events(f, span, y0, events, **options):
         message="scipy's event root finder failed; events taken at step points",
         t_events=[np.array([ts[k] for k in ks]) for ks in hits],
         y_events=[np.array([ys[k] for k in ks]) for ks in hits],
-        sol=si.OdeSolution(ts, pieces) if dense and pieces else None)
+        sol=None if not dense else si.OdeSolution(ts, pieces) if pieces else
+        (lambda _t: ys[0].copy()))      # no step taken: the start is all there is
