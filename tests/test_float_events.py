@@ -39,7 +39,7 @@ def test_symgauss_regime_answers_that_problem_with_a_certified_blowup(tmp_path):
     assert lo < 2.8201854324 < hi and hi - lo < 1e-8
 
 
-def _failing_once(monkeypatch):
+def _root_finder_failing(monkeypatch):
     """scipy's solve_ivp, raising brentq's error whenever it is given events."""
     import scipy.integrate
     real = scipy.integrate.solve_ivp
@@ -52,7 +52,7 @@ def _failing_once(monkeypatch):
 
 
 def test_the_fallback_stops_at_the_first_step_past_a_terminal_event(monkeypatch):
-    _failing_once(monkeypatch)
+    _root_finder_failing(monkeypatch)
 
     def big(_t, y):
         return y[0] - 10.0
@@ -71,7 +71,7 @@ def test_the_fallback_stops_at_the_first_step_past_a_terminal_event(monkeypatch)
 
 
 def test_the_fallback_respects_an_events_direction_and_a_run_without_crossing(monkeypatch):
-    _failing_once(monkeypatch)
+    _root_finder_failing(monkeypatch)
 
     def down(_t, y):
         return y[0] - 4.0
@@ -84,7 +84,7 @@ def test_the_fallback_respects_an_events_direction_and_a_run_without_crossing(mo
 
 
 def test_the_fallback_stops_at_a_pole(monkeypatch):
-    _failing_once(monkeypatch)
+    _root_finder_failing(monkeypatch)
 
     def never(_t, y):
         return -1.0
@@ -104,7 +104,7 @@ def test_other_value_errors_are_not_swallowed(monkeypatch):
 
 
 def test_the_fallback_keeps_a_dense_solution_even_without_a_step(monkeypatch):
-    _failing_once(monkeypatch)
+    _root_finder_failing(monkeypatch)
 
     def big(_t, y):
         return y[0] - 10.0
