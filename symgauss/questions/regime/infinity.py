@@ -280,8 +280,8 @@ def _float_entry(problem, c0, inside):
     when it never does; None when LSODA stopped short (nothing known)."""
     import numpy as np
     from scipy.integrate import solve_ivp
-    sol = solve_ivp(_compact_field(problem), (0, 400), [float(x) for x in c0], method="LSODA", rtol=1e-10,
-                    atol=1e-14, dense_output=True)
+    sol = solve_ivp(_compact_field(problem), (0, 400), [float(x) for x in c0], method="LSODA",
+                    rtol=1e-10, atol=1e-14, dense_output=True)
     for tau in np.linspace(0, sol.t[-1], 400):
         if inside([float(x) for x in sol.sol(tau)]):
             return float(tau)
