@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 2915  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 2925  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -41,7 +41,8 @@ KERNEL_LINES = 2915  # lines of code of symgauss/kernel (1268 when the closed sc
 # Frobenius bound moved from blowup-trajectory to flow, shared by both (a wrapped import); +~320
 # (→ 2860) with kind growth-schur: its Schur-coordinate field, a small forward-mode derivative for
 # the mean-value forms, the region's side tests with halving, and the entry; +~45 (→ 2906) with
-# kind growth-riccati, the exact closed form of Σ' = 2αΣ + ΣRΣ (V_h = v_h I, A = αI)
+# kind growth-riccati, the exact closed form of Σ' = 2αΣ + ΣRΣ (V_h = v_h I, A = αI); +10
+# (→ 2916) with the work of a step measured by d and kind of step (flow.STEP_COST), twelfth attempt
 
 
 def _certs():

@@ -272,15 +272,21 @@ def test_steps_of_eq_1_1_that_change_metric_verify_and_tampered_changes_do_not()
 
 @pytest.mark.slow
 def test_compactified_steps_too_slow_for_the_region_stop_early_and_say_why():
-    """seed-5 two-heads-12-d3: the float compactified flow enters the region only near τ ≈ 63,
-    while the validated steps' budget, even at three times their pace, reaches τ ≈ 47; the
-    search used to spend the whole budget first. It stops at the first look and says so."""
+    """seed-111 two-heads-22-d4: the float compactified flow enters the region only near
+    τ ≈ 28, while the validated steps creep (200 steps reach τ ≈ 5.4), so that even at three
+    times their pace they cannot get there within their budget. The search stops at a look, long
+    before the budget is spent, and says so."""
+    import re
+
+    from symgauss.kernel.flow import MAX_STEP_WORK, step_work
     from symgauss.questions.blowup.projective import projective_t_star
     from symgauss.questions.regime.ensemble import ensemble
-    from symgauss.questions.regime.infinity import FIRST_LOOK, find_blowup_at_infinity
-    p = next(q for _, q in ensemble(48, 5) if q.name == "two-heads-12-d3")
+    from symgauss.questions.regime.infinity import FIRST_LOOK, PACE, PREC, find_blowup_at_infinity
+    p = next(q for _, q in ensemble(48, 111) if q.name == "two-heads-22-d4")
     t, _ = projective_t_star(p, 30)
     res = find_blowup_at_infinity(p, float(t))
     assert res.certificate is None
-    assert f"{FIRST_LOOK} steps reached τ" in res.why, res.why
+    k = int(re.search(r"\((\d+) steps reached τ", res.why).group(1))
+    budget = MAX_STEP_WORK // step_work(4, 2, 24, PREC, "compact")
+    assert k >= FIRST_LOOK and (k - FIRST_LOOK) % PACE == 0 and 2 * k < budget, (k, budget)
     assert "cannot reach the region" in res.why and "enters near τ" in res.why, res.why

@@ -119,13 +119,14 @@ def _decay_points(d, steps):
     return pts
 
 
-def _limit_all_steps_pass(d, heads):
-    """Kind limit at the work limit: d = 5, 8 heads, order 30, 512 bits, every step passing
-    (A = −I and random non-zero heads of size 10⁻⁶, so that every ball product is a full one:
-    Σ(t) = e^{−2t}Σ0 + O(10⁻⁶), points e^{−2t} to 17 digits), decay into the unit ball."""
-    from symgauss.kernel.flow import MAX_STEP_WORK
-    n, order, prec = d * (d + 1) // 2, limit.MAX_ORDER, limit.MAX_PREC
-    steps = MAX_STEP_WORK // (order * order * (heads + 1) * (prec // 128))
+def _limit_all_steps_pass(d, heads, order=limit.MAX_ORDER, prec=limit.MAX_PREC):
+    """Kind limit at the work limit (as many steps as it reads at d, heads, order, prec), every
+    step passing (A = −I and random non-zero heads of size 10⁻⁶, so that every ball product is
+    a full one: Σ(t) = e^{−2t}Σ0 + O(10⁻⁶), points e^{−2t} to 17 digits), decay into the unit
+    ball."""
+    from symgauss.kernel.flow import MAX_STEP_WORK, step_work
+    n = d * (d + 1) // 2
+    steps = min(limit.MAX_STEPS, MAX_STEP_WORK // step_work(d, heads, order, prec))
     h = Fraction(1, steps)
     pts = _decay_points(d, steps)
     zero = [["0"] * d for _ in range(d)]
@@ -169,18 +170,21 @@ def test_the_most_steps_at_d5_are_answered_within_the_budget(order, prec):
     assert seconds < BUDGET_S and size < (1 << 20), (seconds, size)
 
 
-def _infinity_all_compact_steps_pass(d, heads, switches=0):
-    """Kind blowup-infinity at the work limit: d = 5, 8 heads, order 30, 512 bits, every
-    compactified step passing, then a region at infinity that fails (the steps run first). With
-    A = −I and heads of size 10⁻⁶, Y stays ≈ I/d, u' = 2u², w' = u in τ: u = u0/(1 − 2u0τ),
-    w = −ln(1 − 2u0τ)/2 (points to 17 digits). ``switches``: that many changes of metric (each
-    recomputes the second-order slopes, (n + 2)² Jacobians) take their share of the budget."""
-    from symgauss.kernel.flow import MAX_STEP_WORK
+def _infinity_all_compact_steps_pass(d, heads, switches=0, order=limit.MAX_ORDER,
+                                     prec=limit.MAX_PREC):
+    """Kind blowup-infinity at the work limit (as many compactified steps as it reads at d,
+    heads, order, prec), every compactified step passing, then a region at infinity that fails
+    (the steps run first). With A = −I and heads of size 10⁻⁶, Y stays ≈ I/d, u' = 2u², w' = u
+    in τ: u = u0/(1 − 2u0τ), w = −ln(1 − 2u0τ)/2 (points to 17 digits), τ ≤ 1/(8u0) so that u grows
+    by at most a third. ``switches``: that many changes of metric (each recomputes the second-order
+    slopes, (n + 2)² Jacobians) take their share of the budget."""
+    from symgauss.kernel.flow import MAX_STEP_WORK, step_work
     from symgauss.kernel.kinds.blowup_infinity import SWITCH_WORK
-    n, order, prec = d * (d + 1) // 2, limit.MAX_ORDER, limit.MAX_PREC
-    unit = order * order * (heads + 1) * (prec // 128)
-    steps = (MAX_STEP_WORK // unit - SWITCH_WORK * switches) // 4
-    h, u0 = flint.fmpq(1, 100), flint.fmpq(1, d)
+    n = d * (d + 1) // 2
+    steps = min(limit.MAX_STEPS, MAX_STEP_WORK // step_work(d, heads, order, prec, "compact")
+                - SWITCH_WORK * switches)
+    u0 = flint.fmpq(1, d)
+    h = min(flint.fmpq(1, 100), 1 / (8 * u0 * steps))
     pts = []
     with flint.ctx.workprec(200):
         for k in range(1, steps + 1):
@@ -294,6 +298,29 @@ def test_crafted_files_under_64_kb_are_answered_within_20_s(name):
         assert v.status == "not-proved" and "contract" in v.reason, v.reason
 
 
+#: the configurations whose steps cost the most per unit of work (flow.STEP_COST's upper ends):
+#: at order 24 and 128 bits, eq. 1.1's steps with 8 heads, compactified ones with 1 head, and
+#: compactified steps at order 4 (charged as order 24) at d = 5
+AT_THE_WORK_LIMIT = [("limit", 5, 8, 24, 128), ("limit", 3, 8, 24, 128),
+                     ("infinity", 5, 1, 4, 128), ("infinity", 4, 1, 24, 128),
+                     ("infinity", 3, 8, 24, 128)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind,d,heads,order,prec", AT_THE_WORK_LIMIT)
+def test_the_step_work_limit_is_answered_within_the_budget(kind, d, heads, order, prec):
+    """As many steps as the work limit lets the kernel read, where a unit of work costs the
+    most: every step runs (limit VERIFIED; blowup-infinity refused only at its region, after
+    the steps), within the 20 s, in a file under the 1 MiB limit (bigger than 64 KB)."""
+    if kind == "limit":
+        v, seconds, size = timed(_limit_all_steps_pass(d, heads, order, prec))
+        assert v.status == "verified", v.reason
+    else:
+        v, seconds, size = timed(_infinity_all_compact_steps_pass(d, heads, 0, order, prec))
+        assert v.status == "not-proved" and "contract" in v.reason, v.reason
+    assert seconds < BUDGET_S and size < (1 << 20), (seconds, size)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("prec", [512, blowup.MAX_PREC])
 def test_blowup_partition_where_every_second_order_bound_fails_within_20_s(prec, monkeypatch):
@@ -352,7 +379,7 @@ def test_past_a_limit_is_invalid_and_says_which():
         {"duration": "1/65"}] * 65))
     box = _robust_full_box(2)
     _over(box, lambda c: c["claim"]["box"].append(c["claim"]["box"][0]))
-    lim = _limit_all_steps_pass(2, 1)
+    lim = _limit_all_steps_pass(limit.MAX_D, 1)
     assert "units of work" in _over(lim, lambda c: c["witness"].update(
         steps=c["witness"]["steps"] * 2))
     inf = _infinity_all_compact_steps_pass(2, 1, switches=1)

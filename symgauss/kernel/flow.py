@@ -317,17 +317,37 @@ def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=No
     return upper((flint.arb(mu) * H).exp() * r + p_norm(P, err))
 
 
-#: steps × order² × (heads + 1) × ⌈prec/128⌉ — about 4 µs each on one core (d = 5)
-MAX_STEP_WORK = 2_500_000
+#: µs a step takes to check on one core of the reference machine (AMD EPYC, 2026-12-02) at order
+#: ≤ 24 and 128 bits, as (fixed, per head) by d: steps of eq. 1.1 ("taylor") and of the
+#: compactified flow ("compact", kind blowup-infinity). The upper ends of 30-step runs over orders
+#: 4–30, 128 and 512 bits, 1 and 8 heads (benchmarks/README.md, "Twelfth attempt"), rounded up;
+#: d = 1 and 2 compactified steps counted as d = 3's. Indexed by d − 1.
+STEP_COST = {"taylor": [(400, 500)] * 2 + [(600, 1200), (800, 1700), (2000, 2700)],
+             "compact": [(3500, 1200)] * 3 + [(10500, 3400), (30000, 6600)]}
+#: the steps of one certificate may cost at most this many µs (10 s on the reference machine),
+#: so that with the rest of its check a file is answered within the 20 s of
+#: tests/test_kernel_limits.py
+MAX_STEP_WORK = 10_000_000
 
 
-def require_work(n_steps: int, order: int, prec: int, heads: int) -> None:
-    """:class:`Invalid` when checking the steps would pass the kernel's time budget."""
-    work = n_steps * order * order * (heads + 1) * -(-prec // 128)
+def step_work(d: int, heads: int, order: int, prec: int, kind: str = "taylor") -> int:
+    """µs (upper estimate, :data:`STEP_COST`) one step takes to check: a higher order costs
+    (order/24)² more, more bits ⌈prec/128⌉ times more; orders below 24 cost as much as 24."""
+    fixed, per_head = STEP_COST[kind][d - 1]
+    return -(-(fixed + per_head * heads) * max(order, 24) ** 2 * -(-prec // 128) // 576)
+
+
+def require_work(d: int, heads: int, order: int, prec: int, steps=0, compact=0) -> None:
+    """:class:`Invalid` when checking ``steps`` steps of eq. 1.1 and ``compact`` compactified
+    steps (either may count changes of metric and other parts in steps' worth) would pass the
+    kernel's time budget, :data:`MAX_STEP_WORK`."""
+    work = (steps * step_work(d, heads, order, prec) +
+            compact * step_work(d, heads, order, prec, "compact"))
     if work > MAX_STEP_WORK:
-        raise Invalid(f"over a limit: {n_steps} steps of order {order} at {prec} bits with "
-                      f"{heads} heads is {work} units of work; this checker does at most "
-                      f"{MAX_STEP_WORK} (steps × order² × (heads + 1) × ⌈prec/128⌉)")
+        raise Invalid(f"over a limit: {steps} steps of eq. 1.1 and {compact} compactified steps "
+                      f"of order {order} at {prec} bits with {heads} heads at d = {d} is {work} "
+                      f"units of work (µs on the reference machine, flow.STEP_COST); this "
+                      f"checker does at most {MAX_STEP_WORK}")
 
 
 def check_steps(flow, P, ell, start, steps, order: int, radius=None, visit=None,

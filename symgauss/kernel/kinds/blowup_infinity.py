@@ -62,9 +62,9 @@ from symgauss.kernel.kinds.limit import (
 from symgauss.kernel.schema import Field, Schema, integer, mat, positive, raw, sym
 from symgauss.kernel.verdict import Invalid, NotProved
 
-#: a change of metric of the compactified steps, in steps of eq. 1.1 (0.49 s at d = 5, 8 heads,
-#: 512 bits, where a step at order 30 takes about 0.13 s)
-SWITCH_WORK = 16
+#: a change of metric of the compactified steps, in compactified steps (0.49 s at d = 5, 8 heads,
+#: 512 bits, where a compactified step at order 30 takes about 0.25 s)
+SWITCH_WORK = 4
 SCHEMAS = {"blowup-infinity": Schema(
     BLOWUP["blowup"].claim,
     {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
@@ -166,18 +166,21 @@ class CompactFlow:
         Y_{k+1} = (L_k + Q_k − Σ_i Y_ig_{k−i})/(k+1), w_{k+1} = u_k/(k+1)."""
         u0, Y0 = self._split(z0)
         w, u, Y, g = [z0[0, 0] if self.w else 0], [u0], [Y0], []
+        heads = self.c.f.heads
+        VYB = [[V * Y0 * B for V, B in heads]]     # V_h·Y_i·B_h, once per coefficient
         for k in range(order):
             L = self.c.lin(sum((Y[k - i] * u[i] for i in range(1, k + 1)), Y[k] * u[0]))
             Q = flint.arb_mat(self.d, self.d)
-            for V, B in self.c.f.heads:
+            for h in range(len(heads)):
                 for i in range(k + 1):
-                    Q = Q + V * Y[i] * B * Y[k - i]
+                    Q = Q + VYB[i][h] * Y[k - i]
             Q = Q + Q.transpose()
             g.append(trace(L) + trace(Q))
             w.append(u[k] / (k + 1))
             u.append(-sum((u[i] * g[k - i] for i in range(k + 1)), flint.arb(0)) / (k + 1))
             Y.append((L + Q - sum((Y[i] * g[k - i] for i in range(1, k + 1)), Y[0] * g[k]))
                      / (k + 1))
+            VYB.append([V * Y[-1] * B for V, B in heads])
         return [flint.arb_mat(self.m, 1, [w[k]] * self.w + [u[k]] + svec_of(Y[k]))
                 for k in range(order + 1)]
 
@@ -248,20 +251,20 @@ def to_infinity(flow, problem, witness, legs) -> tuple:
 
 def read_compact(witness, ctx, extra_work: int = 0) -> tuple:
     """(steps, their changes of metric, compact_steps, compact_P, theirs) read and checked (work
-    budget with ``extra_work`` more units of steps, compact_P − compact_ell·I ≻ 0, the changes of
-    metric). A compactified step costs about four of eq. 1.1's (the products u·g and Y·g, the
-    second-order log-norm bound; measured at d = 5, 8 heads, order 30, 512 bits), a change of
-    metric of the compactified steps (its second-order slopes, (n + 2)² Jacobians) about
-    SWITCH_WORK, one of eq. 1.1's (DF is affine) about one step, as in kind ``limit``."""
+    budget with ``extra_work`` more steps' worth of eq. 1.1, compact_P − compact_ell·I ≻ 0, the
+    changes of metric). A compactified step costs what :data:`symgauss.kernel.flow.STEP_COST`
+    says (the products u·g and Y·g, the second-order log-norm bound), a change of metric of the
+    compactified steps (its second-order slopes, (n + 2)² Jacobians) SWITCH_WORK of them, one of
+    eq. 1.1's (DF is affine) about one step, as in kind ``limit``."""
     n = ctx.n
     steps = read_steps(witness["steps"], n)
     compact = read_steps(witness["compact_steps"], n + 2, "witness.compact_steps")
     metrics = witness.get("compact_metrics", [])
     first = witness.get("metrics", [])
     n_switches = len(metrics) if isinstance(metrics, list) else 0
-    require_work(len(steps) + 4 * len(compact) + SWITCH_WORK * n_switches + extra_work +
-                 (len(first) if isinstance(first, list) else 0),
-                 witness["order"], witness["prec"], len(ctx.problem.params.heads))
+    require_work(ctx.problem.d, len(ctx.problem.params.heads), witness["order"], witness["prec"],
+                 len(steps) + extra_work + (len(first) if isinstance(first, list) else 0),
+                 len(compact) + SWITCH_WORK * n_switches)
     P2 = mat(n + 2, n + 2)(witness["compact_P"], "witness.compact_P", ctx)
     if P2.transpose() != P2:
         raise Invalid("witness.compact_P is not symmetric")

@@ -120,7 +120,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
     lo, hi = claim["t_lower"], claim["t_upper"]
     steps = read_steps(witness["steps"], ctx.n)
     p = problem.params
-    require_work(len(steps), witness["order"], witness["prec"], len(p.heads))
+    require_work(problem.d, len(p.heads), witness["order"], witness["prec"], len(steps))
     require_rates(p, witness["a"], witness["c"])
     t0 = sum((h for h, _, _, _ in steps), flint.fmpq(0))
     with flint.ctx.workprec(witness["prec"]):

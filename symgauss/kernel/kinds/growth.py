@@ -145,7 +145,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
         raise Invalid("growth certificates are for time-invariant parameters with one head")
     if witness["arcs"] * witness["u_pieces"] > MAX_CELLS:
         raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}")
-    steps = read_timed_steps(witness, ctx.n, 1, claim["t_enter"])
+    steps = read_timed_steps(witness, ctx.n, 1, claim["t_enter"], problem.d)
     require_pd(witness["P"], "witness.P")
     axis, lo, hi = witness["axis"], witness["m_lo"], witness["m_hi"]
     null_root(p.heads[0][1], axis, lo, hi)

@@ -192,7 +192,7 @@ def enclose(k, t_enter, witness, problem) -> tuple:
     the caller. NotProved if the region or the steps fail."""
     p, n = problem.params, problem.d * (problem.d + 1) // 2
     a = p.A[k, k]
-    steps = read_timed_steps(witness, n - 1, len(p.heads), t_enter)
+    steps = read_timed_steps(witness, n - 1, len(p.heads), t_enter, problem.d)
     P, ell, rho, c, lam = (witness[x] for x in ("P", "ell", "rho", "center", "lam"))
     c = [c[i, 0] for i in range(n - 1)]
     ax = Axis(Flow(p), k)
@@ -238,7 +238,7 @@ def enclose_row(k, t_enter, witness, problem) -> tuple:
     """(s(T), F/(2a), R) as balls for kind ``growth-axis-row`` (module docstring, 2'–4')."""
     p, d = problem.params, problem.d
     n, a, two_a = d * (d + 1) // 2, p.A[k, k], flint.arb(2 * p.A[k, k])
-    steps = read_timed_steps(witness, n - 1, len(p.heads), t_enter)
+    steps = read_timed_steps(witness, n - 1, len(p.heads), t_enter, problem.d)
     P, ell, rho, c, lam, Q, ell_q, mu = (witness[x] for x in (
         "P", "ell", "rho", "center", "lam", "Q", "ell_q", "mu"))
     if not mu < a:

@@ -438,7 +438,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
         raise Invalid("growth-schur certificates are for time-invariant parameters with one head")
     if (witness["slow_cells"] ** 2 + witness["arcs"]) * witness["u_pieces"] > MAX_CELLS:
         raise Invalid(f"over a limit: (slow_cells² + arcs) × u_pieces ≤ {MAX_CELLS}")
-    steps = read_timed_steps(witness, ctx.n, 1, claim["t_enter"])
+    steps = read_timed_steps(witness, ctx.n, 1, claim["t_enter"], problem.d)
     require_pd(witness["Ps"], "witness.Ps")
     require_pd(witness["Pf"], "witness.Pf")
     w = {**witness, "axis": claim["axis"],

@@ -82,13 +82,14 @@ def read_steps(value, n: int, where: str = "witness.steps") -> list:
     return out
 
 
-def read_timed_steps(witness, n: int, heads: int, t_enter) -> list:
-    """``witness.steps`` (:func:`read_steps`) within the work budget — a change of metric in
-    ``metrics`` costing about one step — and adding up to ``t_enter`` (else Invalid)."""
+def read_timed_steps(witness, n: int, heads: int, t_enter, d: int) -> list:
+    """``witness.steps`` (:func:`read_steps`, n coordinates, d×d matrices) within the work
+    budget — a change of metric in ``metrics`` costing about one step — and adding up to
+    ``t_enter`` (else Invalid)."""
     steps = read_steps(witness["steps"], n)
     metrics = witness.get("metrics", [])
-    require_work(len(steps) + (len(metrics) if isinstance(metrics, list) else 0),
-                 witness["order"], witness["prec"], heads)
+    require_work(d, heads, witness["order"], witness["prec"],
+                 len(steps) + (len(metrics) if isinstance(metrics, list) else 0))
     if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != t_enter:
         raise Invalid("the step lengths do not add up to claim.t_enter")
     return steps
@@ -172,7 +173,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
     if problem.params is None:
         raise Invalid("limit certificates are for time-invariant parameters (no 'controls')")
     p, d, n = problem.params, problem.d, ctx.n
-    steps = read_timed_steps(witness, n, len(p.heads), claim["t_enter"])
+    steps = read_timed_steps(witness, n, len(p.heads), claim["t_enter"], problem.d)
     C, r, rate, reg = claim["center"], claim["radius"], claim["rate"], claim["regime"]
     if reg == "decay" and (C != C * 0 or r != 0):
         raise Invalid("decay: claim.center must be 0 and claim.radius 0")

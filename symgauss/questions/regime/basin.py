@@ -162,14 +162,15 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None)
     try and where it stopped."""
     from symgauss.integrate.validated import integrate
     from symgauss.kernel.exact import eye, norm_inf
-    from symgauss.kernel.flow import MAX_STEP_WORK, p_norm
+    from symgauss.kernel.flow import MAX_STEP_WORK, p_norm, step_work
     from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
     target, Pa = math.sqrt(float(rho)) * 0.9, flint.arb_mat(P)
 
     def inside(pt, r):
         gap = [flint.arb(a) - flint.arb(b) for a, b in zip(pt, c)]
         return float(p_norm(Pa, gap).mid()) + float(r.mid()) < target
-    work = MAX_STEP_WORK // (24 * 24 * (len(params.heads) + 1))   # a change of metric: 1
+    # a change of metric counts one step
+    work = MAX_STEP_WORK // step_work(params.A.nrows(), len(params.heads), 24, 128)
     steps = min(MAX_STEPS, work)
     whys = []       # each try's reason, for the answer's ``tried``
 

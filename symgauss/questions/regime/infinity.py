@@ -104,7 +104,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     from symgauss.integrate.validated import integrate
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
-    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, pairs, spreads, sym_of, upper
+    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, pairs, spreads, step_work, sym_of, upper
     from symgauss.kernel.kinds.blowup_infinity import (
         SWITCH_WORK,
         Compact,
@@ -160,9 +160,11 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         tr = sum(float(c[k]) for k in diag)
         return float(r.mid()) > SWITCH * tr or tr > GROW * tr0
 
-    # the kernel's work budget (steps and their changes of metric + 4 × compactified steps + 16 ×
-    # theirs, flow.MAX_STEP_WORK) shared
-    budget = MAX_STEP_WORK // (24 * 24 * (len(p.heads) + 1) * -(-PREC // 128))
+    # the kernel's work budget (steps of eq. 1.1 and their changes of metric, compactified steps
+    # and SWITCH_WORK × theirs, flow.MAX_STEP_WORK) shared
+    unit = step_work(d, len(p.heads), 24, PREC)
+    compact_unit = step_work(d, len(p.heads), 24, PREC, "compact")
+    budget = MAX_STEP_WORK // unit
     last = [eye(n), flint.fmpq(1)]     # the metric the steps of eq. 1.1 end in
 
     def track(P_new, ell_new):
@@ -218,8 +220,8 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         return best[2] is not None and (best[0] < 10.0 ** -DONE * float(best[2][1].mid()) or (
             len(history) > 10 and history[-11][0] < 1.01 * best[0]))
 
-    max_compact = (budget - len(run.steps) - len(run.switches)
-                   - SWITCH_WORK * COMPACT_SWITCHES) // 4
+    max_compact = ((MAX_STEP_WORK - unit * (len(run.steps) + len(run.switches))) // compact_unit
+                   - SWITCH_WORK * COMPACT_SWITCHES)
     tau_in = _float_entry(problem, c0, lambda z: bool(enclosures([flint.arb(x) for x in z])))
     taus, lost = [], []
 
