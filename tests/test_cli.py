@@ -14,21 +14,26 @@ def test_the_console_script_and_python_m_start():
         assert "check" in out.stdout and "certify" in out.stdout
 
 
-def _fastest(cmd, runs=5):
-    """The shortest wall time of ``runs`` whole-process runs (the minimum filters out moments
-    when the machine is busy with something else; it does not widen the bound)."""
-    import time
-    best = float("inf")
-    for _ in range(runs):
-        t = time.perf_counter()
-        out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-        best = min(best, time.perf_counter() - t)
-        assert out.returncode == 0, out.stderr
-    return best
-
-
-def test_start_up_stays_under_three_tenths_of_a_second():
-    """Issue 14: `symgauss --help` and `symgauss check` on a small certificate, each as a whole
-    process (interpreter start, imports, the check), finish within 0.3 s."""
-    assert _fastest([str(SCRIPT), "--help"]) <= 0.3
-    assert _fastest([str(SCRIPT), "check", "certificates/stable_diag.json"]) <= 0.3
+def test_help_loads_no_search_library():
+    """What keeps `symgauss --help` fast (issue 14's 0.3 s, measured by
+    benchmarks/bench_startup.py): the real command path imports none of the search libraries
+    and no subcommand's implementation, only their argument parsers."""
+    code = """
+import contextlib, io, sys
+from symgauss.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(["--help"])
+    except SystemExit as e:
+        assert e.code == 0, e.code
+bad = sorted(m for m in sys.modules if m.split(".")[0] in ("cvxpy", "scipy", "sympy", "mpmath",
+             "numpy", "torch", "dask", "matplotlib", "flint"))
+loaded = sorted(m for m in sys.modules if m.startswith("symgauss.")
+                and not m.startswith(("symgauss.cli.", "symgauss.kernel.errors")))
+print(",".join(bad) + "|" + ",".join(loaded))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    bad, loaded = out.stdout.strip().split("|")
+    assert bad == "", bad
+    assert set(filter(None, loaded.split(","))) <= {"symgauss.cli", "symgauss.kernel"}, loaded
