@@ -290,3 +290,16 @@ def test_compactified_steps_too_slow_for_the_region_stop_early_and_say_why():
     budget = MAX_STEP_WORK // step_work(4, 2, 24, PREC, "compact")
     assert k >= FIRST_LOOK and (k - FIRST_LOOK) % PACE == 0 and 2 * k < budget, (k, budget)
     assert "cannot reach the region" in res.why and "enters near τ" in res.why, res.why
+
+
+def test_a_turning_direction_at_infinity_is_named_not_called_an_unstable_equilibrium():
+    """seed-121 two-heads-12-d3 blows up (T* ≈ 0.34998) with Σ/tr Σ → v(t)v(t)ᵀ, v still turning
+    as t → T*: the flow at infinity has not settled after τ = 400 (‖Y'‖ ≈ 0.5). Newton's method
+    from there used to land on an unstable equilibrium the solution never approaches, and the
+    answer blamed that one ("not proved attracting"); it now says the direction does not settle."""
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.infinity import find_blowup_at_infinity
+    p = next(q for _, q in ensemble(48, 121) if q.name == "two-heads-12-d3")
+    res = find_blowup_at_infinity(p, 0.3499774362900648)
+    assert res.certificate is None
+    assert "does not settle at infinity" in res.why and "not proved attracting" not in res.why

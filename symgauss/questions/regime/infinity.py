@@ -41,6 +41,8 @@ PREC, DIGITS, TOL = 128, 30, 1e-18
 #: the compactified steps: longer (the flow is smooth near z*), a looser local error (their
 #: radius stays far below it), and the digits of T* at which to stop
 COMPACT_TOL, COMPACT_SAFETY, DONE = 1e-16, 0.3, 9
+#: the float flow at infinity (u = 0) has settled when ‖Y'‖ is below this at its end (τ = 400)
+SETTLED = 1e-6
 #: u pieces of the slab around the slow manifold (kind blowup-slab)
 SLAB_PIECES = 8
 #: at most this many changes of metric along the compactified steps
@@ -122,6 +124,14 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     ep = read_problem(data)
     p = ep.params
     Y = direction(problem, t_ref)
+    moving = float(np.linalg.norm(_compact_field(problem)(0, np.r_[0.0, 0.0, Y[
+        np.triu_indices(d)]])[2:]))
+    if not moving < SETTLED:
+        return BlowupBound(None, f"Σ/tr Σ does not settle at infinity: the flow at infinity "
+                           f"still moves it after τ = 400 (‖Y'‖ ≈ {moving:.2g}), so there is no "
+                           "equilibrium at infinity to validate; a turning blow-up direction "
+                           "needs an invariant set at infinity that is not a point, which no "
+                           "kernel kind covers")
     with flint.ctx.workprec(200):
         flow = Flow(p)
         cp, zero = Compact(flow), flint.arb(0)
