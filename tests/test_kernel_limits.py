@@ -391,3 +391,17 @@ def test_past_a_limit_is_invalid_and_says_which():
             {"at": k, "P": c["witness"]["P"], "ell": "1/2", "kappa": "2"} for k in range(64)]))
     assert f"at most {limit.MAX_STEPS} steps" in _over(lim, lambda c: c["witness"].update(
         steps=c["witness"]["steps"][:1] * (limit.MAX_STEPS + 1)))
+
+
+def test_step_work_is_refused_past_the_measured_d_not_crashed():
+    """flow.STEP_COST is measured for d = 1…5; a d past it (no kind lets one through its own d
+    limit today) is INVALID naming the limit, never an IndexError."""
+    from symgauss.kernel.flow import STEP_COST, require_work, step_work
+    from symgauss.kernel.verdict import Invalid
+    for kind in STEP_COST:
+        assert step_work(5, 1, 24, 128, kind) > step_work(4, 1, 24, 128, kind) > 0
+        for d in (0, 6):
+            with pytest.raises(Invalid, match="over a limit"):
+                step_work(d, 1, 24, 128, kind)
+    with pytest.raises(Invalid, match="units of work"):
+        require_work(3, 2, 24, 128, steps=10, compact=10 ** 6)
