@@ -118,6 +118,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         enclosure_at,
     )
     from symgauss.kernel.kinds.blowup_slab import slab_enclosure
+    from symgauss.kernel.kinds.limit import MAX_STEPS
     from symgauss.kernel.read import read_problem
     from symgauss.questions.regime.basin import ADAPT, _q
     d = problem.d
@@ -177,7 +178,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     # and SWITCH_WORK × theirs, flow.MAX_STEP_WORK) shared
     unit = step_work(d, len(p.heads), 24, PREC)
     compact_unit = step_work(d, len(p.heads), 24, PREC, "compact")
-    budget = MAX_STEP_WORK // unit
+    budget = min(MAX_STEP_WORK // unit, MAX_STEPS)     # each list: at most the kernel's steps
     last = [eye(n), flint.fmpq(1)]     # the metric the steps of eq. 1.1 end in
 
     def track(P_new, ell_new):
@@ -235,8 +236,8 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
             len(history) > 10 and history[-11][0] < 1.01 * best[0]) or (
             len(history) > SLOW and history[-SLOW - 1][0] < 10 * best[0]))
 
-    max_compact = ((MAX_STEP_WORK - unit * (len(run.steps) + len(run.switches))) // compact_unit
-                   - SWITCH_WORK * COMPACT_SWITCHES)
+    max_compact = min(MAX_STEPS, (MAX_STEP_WORK - unit * (len(run.steps) + len(run.switches)))
+                      // compact_unit - SWITCH_WORK * COMPACT_SWITCHES)
     tau_in = _float_entry(problem, c0, lambda z: bool(enclosures([flint.arb(x) for x in z])))
     taus, lost = [], []
 
