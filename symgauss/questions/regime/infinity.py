@@ -42,7 +42,7 @@ PREC, DIGITS, TOL = 128, 30, 1e-18
 #: radius stays far below it), and the digits of T* at which to stop
 COMPACT_TOL, COMPACT_SAFETY, DONE = 1e-16, 0.3, 9
 #: ... or once SLOW steps inside a region gained less than a digit of T* (a slab around a slow
-#: manifold narrows like u: examples/blowup_slab.json went on for 1 300 steps, 4.6 digits, 40 s)
+#: manifold narrows like u: examples/blowup_slab.json went on for 1 300 steps, 50 s in all)
 SLOW = 250
 #: the float flow at infinity (u = 0) has settled when ‖Y'‖ is below this at its end (τ = 400)
 SETTLED = 1e-6
