@@ -405,3 +405,7 @@ def test_step_work_is_refused_past_the_measured_d_not_crashed():
                 step_work(d, 1, 24, 128, kind)
     with pytest.raises(Invalid, match="units of work"):
         require_work(3, 2, 24, 128, steps=10, compact=10 ** 6)
+    # the old count's hole: 1 085 compactified steps of order 4 at 512 bits with 8 heads at d = 5
+    # were within it (2 499 840 ≤ 2.5·10⁶ units) and took 41 s to check (benchmarks/README.md)
+    with pytest.raises(Invalid, match="units of work"):
+        require_work(5, 8, 4, 512, compact=1085)
