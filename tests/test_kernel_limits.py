@@ -299,8 +299,8 @@ def test_crafted_files_under_64_kb_are_answered_within_20_s(name):
 
 
 #: the configurations whose steps cost the most per unit of work (flow.STEP_COST's upper ends):
-#: at order 24 and 128 bits, eq. 1.1's steps with 8 heads, compactified ones with 1 head, and
-#: compactified steps at order 4 (charged as order 24) at d = 5
+#: at order 24 and 128 bits, eq. 1.1's steps with 8 heads, compactified ones with 1 head (and 8
+#: at d = 3), and compactified steps at order 4 (charged as order 24) at d = 5
 AT_THE_WORK_LIMIT = [("limit", 5, 8, 24, 128), ("limit", 3, 8, 24, 128),
                      ("infinity", 5, 1, 4, 128), ("infinity", 4, 1, 24, 128),
                      ("infinity", 3, 8, 24, 128)]
