@@ -48,8 +48,10 @@ SLOW = 250
 SETTLED = 1e-6
 #: u pieces of the slab around the slow manifold (kind blowup-slab)
 SLAB_PIECES = 8
-#: at most this many changes of metric along the compactified steps
-COMPACT_SWITCHES = 8
+#: at most this many changes of metric along the compactified steps (each reserves SWITCH_WORK
+#: steps' work; with 8, seed-151 symmetric-B-23-d4's radius grew to 0.02 by τ = 76 and the steps
+#: failed; with 24 it stays near 10⁻¹¹ and they enter the region at τ = 63)
+COMPACT_SWITCHES = 24
 #: the compactified steps look at their pace (over the last PACE steps) every PACE steps from
 #: FIRST_LOOK on, until they first enter a region, and stop when even SPEEDUP times that pace
 #: cannot reach the float entry τ within their budget (failed searches took 20–38 s on the
