@@ -303,3 +303,21 @@ def test_a_turning_direction_at_infinity_is_named_not_called_an_unstable_equilib
     res = find_blowup_at_infinity(p, 0.3499774362900648)
     assert res.certificate is None
     assert "does not settle at infinity" in res.why and "not proved attracting" not in res.why
+
+
+@pytest.mark.slow
+def test_more_changes_of_metric_keep_long_compactified_legs_accurate():
+    """seed-151 symmetric-B-23-d4 (d = 4): with at most 8 changes of metric the compactified
+    steps' radius grew to 0.02 and they failed at τ = 76; with COMPACT_SWITCHES = 24 they use
+    more than 8, stay accurate and enter the region: a kernel-verified blow-up around the float
+    reference's T* ≈ 1.1053350509."""
+    from symgauss.kernel.checker import check_certificate
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.infinity import COMPACT_SWITCHES, find_blowup_at_infinity
+    p = next(q for _, q in ensemble(48, 151) if q.name == "symmetric-B-23-d4")
+    res = find_blowup_at_infinity(p, 1.1053350508924646)
+    assert res.certificate is not None, res.why
+    assert 8 < len(res.certificate["witness"]["compact_metrics"]) <= COMPACT_SWITCHES
+    assert check_certificate(res.certificate).status == "verified"
+    lo, hi = (float(Fraction(res.certificate["claim"][k])) for k in ("t_lower", "t_upper"))
+    assert lo < 1.1053350509 <= hi and hi - lo < 1e-6
