@@ -26,12 +26,14 @@ from dataclasses import dataclass, field
 import flint
 
 from symgauss.kernel.flow import (
+    MAX_STEP_WORK,
     Flow,
     box_center,
     contracts,
     slopes,
     spreads,
     step,
+    step_work,
     tube_slack,
     upper,
     widening,
@@ -41,6 +43,15 @@ from symgauss.kernel.verdict import NotProved
 
 #: significant digits of the points written to a certificate
 POINT_DIGITS = 30
+#: :func:`integrate`'s default Taylor order and working precision (bits)
+ORDER, PREC = 24, 128
+
+
+def step_budget(d: int, heads: int, prec: int = PREC, kind: str = "taylor") -> int:
+    """How many steps of :func:`integrate`'s default order at ``prec`` bits the kernel's work
+    limit lets one certificate hold (:func:`symgauss.kernel.flow.step_work`; the kernel also
+    reads at most MAX_STEPS steps in one list)."""
+    return MAX_STEP_WORK // step_work(d, heads, ORDER, prec, kind)
 
 
 @dataclass
@@ -262,7 +273,7 @@ def _least_mu(Pa, P_np, J, accepts) -> flint.fmpq:
     return best
 
 
-def integrate(params, start, P, ell, stop, *, t_max, order: int = 24, prec: int = 128,
+def integrate(params, start, P, ell, stop, *, t_max, order: int = ORDER, prec: int = PREC,
               max_steps: int = 600, safety: float = 0.12, tol: float = 1e-15, stop_time=None,
               shrink_box: bool = False, flow=None, radius=None,
               digits: int = POINT_DIGITS, adapt: int = 0, on_metric=None,

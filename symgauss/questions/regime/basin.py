@@ -160,9 +160,9 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None)
     ‖·‖_2 (an ill-conditioned P can make the steps stall), converted by
     ‖e‖_P ≤ √‖P‖_∞·‖e‖_2 as the kernel does. If none gets there, the run's ``why`` names every
     try and where it stopped."""
-    from symgauss.integrate.validated import integrate
+    from symgauss.integrate.validated import integrate, step_budget
     from symgauss.kernel.exact import eye, norm_inf
-    from symgauss.kernel.flow import MAX_STEP_WORK, p_norm, step_work
+    from symgauss.kernel.flow import p_norm
     from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
     target, Pa = math.sqrt(float(rho)) * 0.9, flint.arb_mat(P)
 
@@ -170,7 +170,7 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None)
         gap = [flint.arb(a) - flint.arb(b) for a, b in zip(pt, c)]
         return float(p_norm(Pa, gap).mid()) + float(r.mid()) < target
     # a change of metric counts one step
-    work = MAX_STEP_WORK // step_work(params.A.nrows(), len(params.heads), 24, 128)
+    work = step_budget(params.A.nrows(), len(params.heads))
     steps = min(MAX_STEPS, work)
     whys = []       # each try's reason, for the answer's ``tried``
 

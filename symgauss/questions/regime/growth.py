@@ -101,10 +101,10 @@ def find_growth(problem) -> BlowupBound:
     the certificate and the reason; its enclosure is unused)."""
     import numpy as np
 
-    from symgauss.integrate.validated import integrate, lyapunov
+    from symgauss.integrate.validated import integrate, lyapunov, step_budget
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
-    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, step_work
+    from symgauss.kernel.flow import Flow
     from symgauss.kernel.kinds.blowup_infinity import Compact, trace
     from symgauss.kernel.kinds.growth import check_region, coords, entry, star
     from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
@@ -196,7 +196,7 @@ def find_growth(problem) -> BlowupBound:
             return True
         except NotProved:
             return False
-    budget = min(MAX_STEP_WORK // step_work(problem.d, 1, 24, 128), MAX_STEPS) - MAX_SWITCHES
+    budget = min(step_budget(problem.d, 1), MAX_STEPS) - MAX_SWITCHES
     t_in = _float_entry(sol, lambda c: inside(c, flint.arb(0)))
     for adapt in (0, ADAPT):     # then follow the solution with changes of metric
         lost, gone = [], [flint.fmpq(0)] * PACE_STEPS

@@ -141,9 +141,9 @@ def _find_row(problem, ep, k: int, y0: list, prec: int) -> BlowupBound:
     (Lyapunov at the limit, μ scanned up towards a); or why none was found."""
     import math
 
-    from symgauss.integrate.validated import integrate
+    from symgauss.integrate.validated import integrate, step_budget
     from symgauss.kernel.exact import eye, norm_inf
-    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, p_norm, pairs, step_work
+    from symgauss.kernel.flow import Flow, p_norm, pairs
     from symgauss.kernel.kinds.growth_axis import Axis, Without, require_row_structure
     from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
     from symgauss.questions.regime.basin import ADAPT, _q, contraction_region, newton
@@ -173,7 +173,7 @@ def _find_row(problem, ep, k: int, y0: list, prec: int) -> BlowupBound:
     def inside(pt, r):
         gap = [flint.arb(pt[i]) - flint.arb(x) for i, x in zip(iz, c)]
         return float(p_norm(Pa, gap).mid()) + float(r.mid()) * scale < target
-    work = MAX_STEP_WORK // step_work(problem.d, len(p.heads), 24, 128)
+    work = step_budget(problem.d, len(p.heads))
     n1, why = len(y0), "no run"
     for later in (0.0, 4.0, 12.0):     # Σ_kk must outgrow the forcing: go on after entering
         def deep(pt, r, t, later=later):

@@ -177,10 +177,9 @@ def find_growth_schur(problem) -> BlowupBound:
     import numpy as np
     from scipy.optimize import brentq
 
-    from symgauss.integrate.validated import integrate
+    from symgauss.integrate.validated import integrate, step_budget
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
-    from symgauss.kernel.flow import MAX_STEP_WORK, step_work
     from symgauss.kernel.kinds.growth_schur import check_region, entry, field, permuted
     from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
     from symgauss.kernel.read import read_problem
@@ -283,7 +282,7 @@ def find_growth_schur(problem) -> BlowupBound:
             return True
         except NotProved:
             return False
-    budget = min(MAX_STEP_WORK // step_work(3, 1, 24, 128), MAX_STEPS)
+    budget = min(step_budget(3, 1), MAX_STEPS)
     run = integrate(ep.params, svec(ep.cov0), eye(6), flint.fmpq(1), inside, t_max=400,
                     tol=1e-18, max_steps=budget)
     if not run.stopped:

@@ -61,7 +61,8 @@ FIRST_LOOK, PACE, SPEEDUP = 60, 20, 3
 
 
 def direction(problem, t_star: float):
-    """Σ/tr Σ near T* (LSODA), carried on by the flow at infinity for τ ≤ 400 (floats)."""
+    """(Y, ‖Y'‖): Σ/tr Σ near T* (LSODA), carried on by the flow at infinity for τ ≤ 400
+    (floats), and how fast that flow still moves it there."""
     import numpy as np
     from scipy.integrate import solve_ivp
 
@@ -81,7 +82,7 @@ def direction(problem, t_star: float):
         return G(_tau, np.r_[0.0, 0.0, y])[2:]
     sol = solve_ivp(g, (0, 400.0), (S / np.trace(S))[np.triu_indices(d)], method="LSODA",
                     rtol=1e-11, atol=1e-14)
-    return full(sol.y[:, -1])
+    return full(sol.y[:, -1]), float(np.linalg.norm(g(0, sol.y[:, -1])))
 
 
 def _compact_field(problem):
@@ -108,7 +109,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     """A kernel-verified ``blowup-infinity`` certificate, or why none was found."""
     import numpy as np
 
-    from symgauss.integrate.validated import integrate
+    from symgauss.integrate.validated import ORDER, integrate
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow, pairs, spreads, step_work, sym_of, upper
@@ -129,9 +130,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     data.pop("name", None)
     ep = read_problem(data)
     p = ep.params
-    Y = direction(problem, t_ref)
-    moving = float(np.linalg.norm(_compact_field(problem)(0, np.r_[0.0, 0.0, Y[
-        np.triu_indices(d)]])[2:]))
+    Y, moving = direction(problem, t_ref)
     if not moving < SETTLED:
         return BlowupBound(None, f"Σ/tr Σ does not settle at infinity: the flow at infinity "
                            f"still moves it after τ = 400 (‖Y'‖ ≈ {moving:.2g}), so there is no "
@@ -178,8 +177,8 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
 
     # the kernel's work budget (steps of eq. 1.1 and their changes of metric, compactified steps
     # and SWITCH_WORK × theirs, flow.MAX_STEP_WORK) shared
-    unit = step_work(d, len(p.heads), 24, PREC)
-    compact_unit = step_work(d, len(p.heads), 24, PREC, "compact")
+    unit = step_work(d, len(p.heads), ORDER, PREC)
+    compact_unit = step_work(d, len(p.heads), ORDER, PREC, "compact")
     budget = min(MAX_STEP_WORK // unit, MAX_STEPS)     # each list: at most the kernel's steps
     last = [eye(n), flint.fmpq(1)]     # the metric the steps of eq. 1.1 end in
 
