@@ -347,6 +347,24 @@ def test_a_float_reference_over_its_evaluation_budget_is_unclear_and_says_so(mon
     assert any("200 field evaluations" in t for t in r.tried), r.tried
 
 
+def test_a_float_reference_that_neither_settles_nor_diverges_says_what_it_saw():
+    """Σ0 = diag(2, 1/2) turned by A = [[0, 1], [−1, 0]] (no attention): Σ(t) is a rotation of
+    Σ0, so ‖Σ‖_F = √(4 + 1/4) ≈ 2.06 and λmin/λmax = 1/4 for ever, and it never settles. The
+    reference was a bare "unclear"; it now says what the float run saw. A shear, A = [[0, 1],
+    [0, 0]], makes ‖Σ‖ grow like t²: still rising, not "looks bounded"."""
+    from symgauss.questions.regime.reference import reference_regime
+    turn = Problem(cov0=[[2, 0], [0, "1/2"]], A=[[0, 1], [-1, 0]], V=[[0, 0], [0, 0]],
+                   B=[[0, 0], [0, 0]])
+    ref = reference_regime(turn)
+    assert ref["kind"] == "unclear", ref
+    assert "‖Σ‖ between 2.06 and 2.06" in ref["note"], ref["note"]
+    assert "λmin/λmax = 0.25" in ref["note"] and "looks bounded" in ref["note"], ref["note"]
+    shear = Problem(cov0=[[1, 0], [0, 1]], A=[[0, 1], [0, 0]], V=[[0, 0], [0, 0]],
+                    B=[[0, 0], [0, 0]])
+    ref = reference_regime(shear, t_max=400)
+    assert ref["kind"] == "unclear" and "still rising" in ref["note"], ref
+
+
 @pytest.mark.slow
 def test_the_seed_9_problem_that_kept_lsoda_busy_for_minutes_reaches_the_budget(monkeypatch):
     """Seed-9 general-11-d3: LSODA went past 3 million field evaluations (over a minute, and the

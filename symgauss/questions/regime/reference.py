@@ -146,7 +146,27 @@ def _regime(f, full, y0, t_max: float) -> dict:
             return {"kind": "decay", "t_star": None, "limit": None}
     if len(history) > 3 and all(b > 2 * a for a, b in zip(history[-4:], history[-3:])):
         return {"kind": "growth", "t_star": None, "limit": None}
-    return {"kind": "unclear", "t_star": None, "limit": None}
+    return {"kind": "unclear", "t_star": None, "limit": None,
+            "note": _unsettled(history, S, F, t_max) if history else ""}
+
+
+def _unsettled(history, S, F, t_max: float) -> str:
+    """What the float run saw when Σ(t) neither settled nor left every bound by ``t_max``:
+    ‖Σ‖ at the sample times (every 20), how fast Σ still moves at the end and λmin/λmax there."""
+    import numpy as np
+    lam = np.linalg.eigvalsh(S)
+    moving = F / max(float(np.linalg.norm(S)), 1e-300)
+    ratio = lam[0] / lam[-1]    # floats: a Σ near singular can show a tiny negative λmin
+    shape = f"λmin/λmax = {ratio:.2g}" if ratio >= 1e-6 else "λmin/λmax < 1e-6 (near singular)"
+    half = len(history) // 2
+    fate = ("‖Σ‖ is still rising (its largest sample in the second half is over twice the "
+            "first half's), more slowly than exponentially"
+            if half and max(history[half:]) > 2 * max(history[:half]) else
+            "a solution that looks bounded but does not settle, periodic or slow; no kernel "
+            "kind proves the bounded regime yet")
+    return (f" (at the {len(history)} sample times t = 20, 40, …, {t_max:g}: ‖Σ‖ between "
+            f"{min(history):.3g} and {max(history):.3g}; at t = {t_max:g} it still moves, "
+            f"‖F(Σ)‖/‖Σ‖ = {moving:.2g}, and {shape}: {fate})")
 
 
 def _confirmed(f, full, t, y, t_star) -> dict:
