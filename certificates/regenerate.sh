@@ -2,6 +2,14 @@
 # Regenerate every certificate in this folder from the built-in examples (run from the
 # repository root with symgauss installed). Each command writes a certificate that
 # `symgauss check` then re-verifies; the test suite re-checks the files checked in here.
+# Seven files here come from an older search and are kept on purpose: limit_general3,
+# limit_singular, blowup_trajectory_general, growth_general, growth_schur_d3, growth_axis and
+# growth_axis_transient. Today's search (more steps at small d) proves the same regimes with
+# other witnesses (other steps, P, t_enter): growth_axis_transient without changes of metric, and
+# with more slack, so that a point nudged by 1e-6 can still be a proof. Tests use these files as
+# fixtures of the metrics path and of tampering that must be refused (tests/test_growth_axis.py,
+# test_growth.py, test_regime_validated.py: 13 fail on the regenerated files). On one machine
+# this script is deterministic (two runs gave the same bytes, 2026-12-02).
 set -euo pipefail
 ex=symgauss/examples
 out=certificates
