@@ -334,7 +334,8 @@ def step_work(d: int, heads: int, order: int, prec: int, kind: str = "taylor") -
     """µs (upper estimate, :data:`STEP_COST`) one step takes to check: a higher order costs
     (order/24)² more, more bits ⌈prec/128⌉ times more; orders below 24 cost as much as 24."""
     if not 1 <= d <= len(STEP_COST[kind]):
-        raise Invalid(f"over a limit: steps are measured for d ≤ 5, this problem has d = {d}")
+        raise Invalid(f"over a limit: steps are measured for d ≤ {len(STEP_COST[kind])}, "
+                      f"this problem has d = {d}")
     fixed, per_head = STEP_COST[kind][d - 1]
     return -(-(fixed + per_head * heads) * max(order, 24) ** 2 * -(-prec // 128) // 576)
 
