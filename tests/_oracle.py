@@ -204,7 +204,7 @@ def claim_holds(cert) -> bool:
         return _growth_axis_holds(A, heads, p, c)
     if kind == "growth-riccati":
         return _riccati_growth_holds(A, heads, p, c)
-    if kind in ("blowup-trajectory", "blowup-infinity", "blowup-slab"):
+    if kind in ("blowup-trajectory", "blowup-infinity", "blowup-slab", "blowup-turning"):
         T = _float_blowup_time(A, heads, p)
         lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
         return T is not None and lo - 1e-7 * (1 + T) < T <= hi + 1e-7 * (1 + T)

@@ -220,6 +220,22 @@ def _growth_all_cells():
     return reseal(c)
 
 
+def _turning_all_cells():
+    """Kind blowup-turning with the most cells (MAX_CELLS) and harmonics (ψ and χ padded with
+    zero terms to MAX_HARMONICS: the same functions, the most work per cell), on the checked-in
+    certificate (its region passes, so every cell is evaluated)."""
+    from pathlib import Path
+
+    from symgauss.kernel.kinds.blowup_turning import MAX_CELLS, MAX_HARMONICS
+    c = json.loads((Path(__file__).resolve().parents[1] / "certificates" /
+                    "blowup_turning.json").read_text())
+    w = c["witness"]
+    for key in ("psi", "chi"):
+        w[key] = w[key] + ["0"] * (2 * MAX_HARMONICS - len(w[key]))
+    w["cells"] = MAX_CELLS
+    return reseal(c)
+
+
 def _structured(d, heads, enclosed):
     """d×d witnesses at the largest d: the n×n dissipation matrix is built in ball arithmetic and
     factored (it passes: Σ* is an exact equilibrium, V_h ≈ −I, B_h ≈ I, Q = I), a 3983-digit
@@ -296,6 +312,15 @@ def test_crafted_files_under_64_kb_are_answered_within_20_s(name):
         assert v.status == "verified", v.reason
     if name.startswith("blowup-infinity"):  # every step ran; the region at infinity is refused
         assert v.status == "not-proved" and "contract" in v.reason, v.reason
+
+
+@pytest.mark.slow
+def test_the_most_turning_cells_are_answered_within_the_budget():
+    """Every cell of the largest blowup-turning region check, after the certificate's steps,
+    within the 20 s, in a file under the 1 MiB limit (its steps make it bigger than 64 KB)."""
+    v, seconds, size = timed(_turning_all_cells())
+    assert v.status == "verified", v.reason
+    assert seconds < BUDGET_S and size < (1 << 20), (seconds, size)
 
 
 #: the configurations whose steps cost the most per unit of work (flow.STEP_COST's upper ends):

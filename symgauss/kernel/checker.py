@@ -33,6 +33,7 @@ from symgauss.kernel.kinds import (
     blowup_infinity,
     blowup_slab,
     blowup_trajectory,
+    blowup_turning,
     growth,
     growth_axis,
     growth_riccati,
@@ -50,8 +51,9 @@ from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 
 #: kind -> the module that checks it (each module has SCHEMAS, statement(), check())
 KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
-                                      blowup_trajectory, blowup_infinity, blowup_slab, growth, growth_axis,
-                                      growth_schur, growth_riccati)
+                                      blowup_trajectory, blowup_infinity, blowup_slab,
+                                      blowup_turning, growth, growth_axis, growth_schur,
+                                      growth_riccati)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

@@ -421,15 +421,14 @@ def _blowup_bound(problem, proposal, tried):
     """blow-up with a kernel-verified ``blowup-trajectory`` certificate (validated steps, then
     comparison equations: :func:`symgauss.questions.regime.blowup_bound.find_blowup`), or None."""
     from symgauss.questions.regime.blowup_bound import find_blowup
-    from symgauss.questions.regime.infinity import find_blowup_at_infinity
+    from symgauss.questions.regime.infinity import METHODS, find_blowup_at_infinity
     res = find_blowup(problem, proposal["t_star"])
     method = ("validated integration, then comparison equations for tr Σ and ‖Σ‖_F "
               "(symgauss.questions.regime.blowup_bound)")
     if res.certificate is None:
         tried.append(f"validated integration + comparison bounds for T*: {res.why}")
         res = find_blowup_at_infinity(problem, proposal["t_star"])
-        method = ("validated integration, then a contraction region of the compactified flow "
-                  "at infinity (symgauss.questions.regime.infinity)")
+        method = METHODS[res.certificate["kind"] if res.certificate else "blowup-infinity"]
     if res.certificate is None:
         tried.append(f"validated integration + a region at infinity: {res.why}")
         return None

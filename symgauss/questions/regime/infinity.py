@@ -13,10 +13,12 @@ the compactified flow with the elapsed time (metric diag(W_WEIGHT, P)), whose er
 with ‖Σ‖, run until z is inside the region and the T* enclosure (width about
 u·(1/κ − 1/K) plus the error of w) has DONE digits or stops narrowing — or, before they
 first enter it, until SPEEDUP times their pace cannot reach the float compactified flow's entry
-τ within their budget (they stop early, saying so). Blow-ups whose direction
-rotates (no real equilibrium at infinity: seen on the ensemble, Σ/tr Σ still turning at
-tr Σ = 1e8) or whose equilibrium at infinity is not hyperbolic (V_h = v_h I gives a continuum of
-them) are left to the other methods.
+τ within their budget (they stop early, saying so). A blow-up whose direction
+turns for ever (no equilibrium at infinity: seen on the ensemble, Σ/tr Σ still turning at
+tr Σ = 1e8) takes, at d = 2, the same steps into a region round the circle of rank-one
+directions (:mod:`symgauss.questions.regime.turning`, kind ``blowup-turning``); at d > 2, or
+with an equilibrium at infinity that is not hyperbolic (V_h = v_h I gives a continuum of them),
+it is left to the other methods.
 """
 from __future__ import annotations
 
@@ -52,6 +54,14 @@ SLAB_PIECES = 8
 #: steps' work; with 8, seed-151 symmetric-B-23-d4's radius grew to 0.02 by τ = 76 and the steps
 #: failed; with 24 it stays near 10⁻¹¹ and they enter the region at τ = 63)
 COMPACT_SWITCHES = 24
+#: the method, by the kind of certificate found
+METHODS = {"blowup-infinity": "validated integration, then a contraction region of the "
+           "compactified flow at infinity (symgauss.questions.regime.infinity)",
+           "blowup-slab": "validated integration, then a slab around the slow manifold of the "
+           "compactified flow at infinity (symgauss.questions.regime.infinity)",
+           "blowup-turning": "validated integration, then a region round the circle of "
+           "rank-one directions at infinity, where Σ/tr Σ turns for ever "
+           "(symgauss.questions.regime.turning)"}
 #: the compactified steps look at their pace (over the last PACE steps) every PACE steps from
 #: FIRST_LOOK on, until they first enter a region, and stop when even SPEEDUP times that pace
 #: cannot reach the float entry τ within their budget (failed searches took 20–38 s on the
@@ -109,21 +119,11 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     """A kernel-verified ``blowup-infinity`` certificate, or why none was found."""
     import numpy as np
 
-    from symgauss.integrate.validated import ORDER, integrate
-    from symgauss.kernel.equations import svec
-    from symgauss.kernel.exact import eye
-    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, pairs, spreads, step_work, sym_of, upper
-    from symgauss.kernel.kinds.blowup_infinity import (
-        SWITCH_WORK,
-        Compact,
-        CompactFlow,
-        compact_start,
-        enclosure_at,
-    )
+    from symgauss.kernel.flow import Flow, pairs, sym_of
+    from symgauss.kernel.kinds.blowup_infinity import Compact, enclosure_at
     from symgauss.kernel.kinds.blowup_slab import slab_enclosure
-    from symgauss.kernel.kinds.limit import MAX_STEPS
     from symgauss.kernel.read import read_problem
-    from symgauss.questions.regime.basin import ADAPT, _q
+    from symgauss.questions.regime.basin import _q
     d = problem.d
     n = d * (d + 1) // 2
     data = problem.to_dict()
@@ -132,11 +132,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     p = ep.params
     Y, moving = direction(problem, t_ref)
     if not moving < SETTLED:
-        return BlowupBound(None, f"Σ/tr Σ does not settle at infinity: the flow at infinity "
-                           f"still moves it after τ = 400 (‖Y'‖ ≈ {moving:.2g}), so there is no "
-                           "equilibrium at infinity to validate; a turning blow-up direction "
-                           "needs an invariant set at infinity that is not a point, which no "
-                           "kernel kind covers")
+        return _turning(problem, t_ref, ep, moving)
     with flint.ctx.workprec(200):
         flow = Flow(p)
         cp, zero = Compact(flow), flint.arb(0)
@@ -167,6 +163,51 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         return BlowupBound(None, "no contraction region at infinity was proved (neither an "
                            "ellipsoid nor a slab around the slow manifold)")
     P, ell, rate, rho, g = found or (*_metric(Jf, alpha), None, None, None)
+
+    def enclosures(u, Y, t):
+        """(width, region, T* enclosure) for each region that holds the ball state (u, Y)."""
+        found_e = []
+        for region in ("ellipsoid", "slab"):
+            try:
+                if region == "ellipsoid" and found:
+                    e = enclosure_at(P, rho, Ystar, g, u, Y, t)
+                elif region == "slab" and slab is not None:
+                    e = slab_enclosure(slab["P"], slab["rho"], slab["u_max"], ys, slab["c"],
+                                       slab["g"], u, Y, t)
+                else:
+                    continue
+                found_e.append((float(e[1].mid() - e[0].mid()), region, e))
+            except NotProved:
+                pass
+        return found_e
+
+    def keys(region):
+        centre = {"center": [[str(Ystar[i, j]) for j in range(d)] for i in range(d)]}
+        if region == "slab":
+            return "blowup-slab", {**centre, **slab["keys"]}
+        return "blowup-infinity", {
+            **centre, "P": [[str(P[i, j]) for j in range(n + 1)] for i in range(n + 1)],
+            "ell": str(ell), "rho": str(rho), "rate": str(rate)}
+    return _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys)
+
+
+def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None) -> BlowupBound:
+    """Validated steps of eq. 1.1, then of the compactified flow (metric diag(W_WEIGHT, P) at
+    first), until ``enclosures(u, Y, t)`` (balls) gives the narrowest T* it will (module
+    docstring); ``keys(region)`` is (kind, witness keys) of the region that gave it. ``inside``
+    tells from a float state (w, u, svec Y) whether it is in a region (default: ``enclosures``
+    on it)."""
+    from symgauss.integrate.validated import ORDER, integrate
+    from symgauss.kernel.equations import svec
+    from symgauss.kernel.exact import eye
+    from symgauss.kernel.flow import MAX_STEP_WORK, spreads, step_work, sym_of, upper
+    from symgauss.kernel.kinds.blowup_infinity import SWITCH_WORK, CompactFlow, compact_start
+    from symgauss.kernel.kinds.limit import MAX_STEPS
+    from symgauss.questions.regime.basin import ADAPT
+    d, p = problem.d, ep.params
+    n = d * (d + 1) // 2
+    diag = [k for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d))
+            if i == j]
     # validated steps of eq. 1.1 while they stay accurate, then of the compactified flow (which
     # contracts near z*, so its steps keep their accuracy) until z is deep inside the region
     tr0 = sum(float(ep.cov0[i, i]) for i in range(d))
@@ -204,30 +245,13 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
         spread = spreads(flint.arb_mat(P2), ell2)
     t0 = run.t
 
-    def enclosures(z):
-        """(width, region, T* enclosure) for each region that holds the ball state z."""
-        found_e = []
+    def at(z):
         with flint.ctx.workprec(PREC):
-            for region in ("ellipsoid", "slab"):
-                try:
-                    if region == "ellipsoid" and found:
-                        e = enclosure_at(P, rho, Ystar, g, z[1], sym_of(z[2:], d),
-                                         flint.arb(t0) + z[0])
-                    elif region == "slab" and slab is not None:
-                        e = slab_enclosure(slab["P"], slab["rho"], slab["u_max"], ys,
-                                           slab["c"], slab["g"], z[1], sym_of(z[2:], d),
-                                           flint.arb(t0) + z[0])
-                    else:
-                        continue
-                    found_e.append((float(e[1].mid() - e[0].mid()), region, e))
-                except NotProved:
-                    pass
-        return found_e
+            return enclosures(z[1], sym_of(z[2:], d), flint.arb(t0) + z[0])
 
     def deep(c, r):
         with flint.ctx.workprec(PREC):
-            found_e = enclosures([flint.arb(x) + flint.arb(0, upper(r * s))
-                                  for x, s in zip(c, spread)])
+            found_e = at([flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spread)])
         w_best = min(found_e, key=lambda x: x[0]) if found_e else (math.inf, None, None)
         history.append((w_best[0], len(history), w_best[2], w_best[1]))
         best = min(history, key=lambda h: h[0])
@@ -239,7 +263,7 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
 
     max_compact = min(MAX_STEPS, (MAX_STEP_WORK - unit * (len(run.steps) + len(run.switches)))
                       // compact_unit - SWITCH_WORK * COMPACT_SWITCHES)
-    tau_in = _float_entry(problem, c0, lambda z: bool(enclosures([flint.arb(x) for x in z])))
+    tau_in = _float_entry(problem, c0, inside or (lambda z: bool(at([flint.arb(x) for x in z]))))
     taus, lost = [], []
 
     def stop(c, r, tau):
@@ -274,15 +298,10 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
                    f"reach the region within their budget; the float run {where}")
         return BlowupBound(None, f"validated steps of the compactified flow did not enter the "
                            f"region at infinity ({why})")
-    centre = {"center": [[str(Ystar[i, j]) for j in range(d)] for i in range(d)]}
-    if region == "slab":
-        keys = {**centre, **slab["keys"]}
-    else:
-        keys = {**centre, "P": [[str(P[i, j]) for j in range(n + 1)] for i in range(n + 1)],
-                "ell": str(ell), "rho": str(rho), "rate": str(rate)}
+    kind, region_keys = keys(region)
     kept = crun.truncate(k)
-    return certified("blowup-slab" if region == "slab" else "blowup-infinity", problem, e, run,
-                     {**keys,
+    return certified(kind, problem, e, run,
+                     {**region_keys,
                       **({"metrics": run.witness_metrics()} if run.switches else {}),
                       "compact_steps": kept.witness_steps(),
                       "compact_P": [[str(P2[i, j]) for j in range(n + 2)] for i in range(n + 2)],
@@ -291,6 +310,34 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
                      "validated Taylor steps of eq. 1.1, then of the compactified flow with the "
                      "elapsed time, into a contracting region at infinity "
                      "(symgauss.questions.regime.infinity)", PREC)
+
+
+def _turning(problem, t_ref, ep, moving) -> BlowupBound:
+    """d = 2: the steps into a region round the circle of rank-one directions at infinity
+    (kind ``blowup-turning``, :mod:`symgauss.questions.regime.turning`), or why none."""
+    from symgauss.kernel.exact import eye
+    from symgauss.kernel.flow import Flow
+    from symgauss.questions.regime.turning import turning_region
+    unsettled = (f"Σ/tr Σ does not settle at infinity: the flow at infinity still moves it "
+                 f"after τ = 400 (‖Y'‖ ≈ {moving:.2g}), so there is no equilibrium at infinity "
+                 f"to validate")
+    if problem.d != 2:
+        return BlowupBound(None, f"{unsettled}; a direction that turns is validated at d = 2 "
+                           f"only (kind blowup-turning), this problem has d = {problem.d}")
+    with flint.ctx.workprec(PREC):
+        flow = Flow(ep.params)
+        region, why = turning_region(problem, ep, flow)
+    if region is None:
+        return BlowupBound(None, f"{unsettled}; {why}")
+
+    def enclosures(u, Y, t):
+        try:
+            e = region.enclosure(u, Y, t)
+        except NotProved:
+            return []
+        return [(float(e[1].mid() - e[0].mid()), "turning", e)]
+    return _to_region(problem, t_ref, ep, flow, eye(4), flint.fmpq(1), enclosures,
+                      lambda _region: ("blowup-turning", region.keys()), region.inside)
 
 
 def _float_entry(problem, c0, inside):
