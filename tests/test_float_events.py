@@ -116,3 +116,14 @@ def test_the_fallback_keeps_a_dense_solution_even_without_a_step(monkeypatch):
                                rtol=1e-10, atol=1e-12, dense_output=True)
     assert sol.status == -1 and sol.t[-1] < 0.05         # y = 20/(1 − 20t): stopped at the pole
     assert sol.sol(0.0)[0] == 20.0
+
+
+def test_a_float_run_that_overflows_before_the_blowup_direction_is_read_does_not_crash():
+    """Seed-221 general-21-d4: LSODA towards T* overflowed (NaN) before tr Σ = 1e5, and reading
+    Σ/tr Σ from its last column raised scipy's "y0 must be finite" out of classify. Now the
+    region at infinity is not tried, saying why, and the answer is undecided."""
+    from symgauss.questions.regime.classify import classify
+    p = next(q for _, q in ensemble(48, seed=221) if q.name == "general-21-d4")
+    r = classify(p)
+    assert r.kind == "undecided"
+    assert any("no finite direction" in t and "overflowed" in t for t in r.tried), r.tried

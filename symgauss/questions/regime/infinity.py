@@ -72,20 +72,32 @@ FIRST_LOOK, PACE, SPEEDUP = 60, 20, 3
 
 def direction(problem, t_star: float):
     """(Y, ‖Y'‖): Σ/tr Σ near T* (LSODA), carried on by the flow at infinity for τ ≤ 400
-    (floats), and how fast that flow still moves it there."""
+    (floats), and how fast that flow still moves it there; (None, ∞) when LSODA left no finite
+    state with tr Σ > 0 (seed-221 general-21-d4 overflowed before tr Σ = 1e5)."""
+    import numpy as np
+
+    from symgauss.questions.regime.reference import float_field
+    f, full, y0 = float_field(problem)
+    with np.errstate(all="ignore"):
+        return _direction(problem, t_star, f, full, y0)
+
+
+def _direction(problem, t_star, f, full, y0):
     import numpy as np
     from scipy.integrate import solve_ivp
 
     from symgauss.integrate.float_events import solve_with_events
-    from symgauss.questions.regime.reference import float_field
     d = problem.d
-    f, full, y0 = float_field(problem)
 
     def big(_t, y):
         return np.trace(full(y)) - 1e5
     big.terminal = True
     sol = solve_with_events(f, (0, t_star * 2), y0, big, method="LSODA", rtol=1e-10, atol=1e-14)
-    S = full(sol.y[:, -1])
+    finite = [k for k in range(sol.y.shape[1]) if np.all(np.isfinite(sol.y[:, k])) and
+              np.trace(full(sol.y[:, k])) > 0]
+    if not finite:
+        return None, math.inf
+    S = full(sol.y[:, finite[-1]])
     G = _compact_field(problem)
 
     def g(_tau, y):     # u = 0: Y' = Q(Y) − Y·tr Q(Y)
@@ -131,6 +143,9 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     ep = read_problem(data)
     p = ep.params
     Y, moving = direction(problem, t_ref)
+    if Y is None or not (np.all(np.isfinite(Y)) and math.isfinite(moving)):
+        return BlowupBound(None, "the float integrations towards T* and on at infinity gave no "
+                           "finite direction Σ/tr Σ (they overflowed)")
     if not moving < SETTLED:
         return _turning(problem, t_ref, ep, moving)
     with flint.ctx.workprec(200):
