@@ -129,8 +129,8 @@ def turning_region(flow, psi, chi, cells: int, c1, c2) -> tuple:
             raise NotProved(f"cell {i}: det Y < 1/4 (Y away from the centre, so the angle is "
                             "defined) is not proved on the region")
         rho_lo = (1 - 4 * d_top).sqrt().lower()
-        u = flint.arb(u_top / 2, u_top / 2)
-        rho = flint.arb((1 + rho_lo) / 2, (1 - rho_lo) / 2)
+        unit = flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))     # [0, 1], exactly
+        u, rho = u_top * unit, rho_lo + (1 - rho_lo) * unit     # ⊇ [0, u_top], [ρ_lo, 1]
         w1, w2, speed = _rates(flow, u, rho, phi.cos(), phi.sin())
         w1, w2 = w1 + d1 * speed, w2 + d2 * speed
         if not (w1 < 0 and w2 < 0):
