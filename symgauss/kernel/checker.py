@@ -40,6 +40,7 @@ from symgauss.kernel.kinds import (
     growth_schur,
     in_range,
     limit,
+    limit_riccati,
     reach,
     stability,
     structured,
@@ -51,9 +52,9 @@ from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 
 #: kind -> the module that checks it (each module has SCHEMAS, statement(), check())
 KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
-                                      blowup_trajectory, blowup_infinity, blowup_slab,
-                                      blowup_turning, growth, growth_axis, growth_schur,
-                                      growth_riccati)
+                                      limit_riccati, blowup_trajectory, blowup_infinity,
+                                      blowup_slab, blowup_turning, growth, growth_axis,
+                                      growth_schur, growth_riccati)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

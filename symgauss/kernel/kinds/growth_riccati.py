@@ -39,13 +39,22 @@ def statement(kind, claim, problem) -> str:
             f"tr Σ0·e^({rate}·t) for every t ≥ 0")
 
 
-def check(kind, claim, witness, problem, ctx) -> None:
+def riccati_params(problem, kind: str) -> tuple:
+    """(params, R) of a time-invariant problem whose every V_h = v_h I (exactly), or Invalid /
+    NotProved naming ``kind``."""
     p = problem.params
     if p is None:
-        raise Invalid("growth-riccati certificates are for time-invariant parameters (no "
-                      "'controls')")
-    R, alpha = riccati_R(p), scalar_of(p.A)
-    if R is None or alpha is None:
+        raise Invalid(f"{kind} certificates are for time-invariant parameters (no 'controls')")
+    R = riccati_R(p)
+    if R is None:
+        raise NotProved(f"kind {kind} needs every V_h = v_h I exactly")
+    return p, R
+
+
+def check(kind, claim, witness, problem, ctx) -> None:
+    p, R = riccati_params(problem, kind)
+    alpha = scalar_of(p.A)
+    if alpha is None:
         raise NotProved("kind growth-riccati needs every V_h = v_h I and A = αI exactly")
     if not (alpha > 0 and claim["rate"] == 2 * alpha):
         raise NotProved(f"claim.rate must be 2α = {short_text(2 * alpha)} > 0 (A = αI)")

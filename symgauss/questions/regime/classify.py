@@ -292,6 +292,7 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     import sympy as sp
 
     from symgauss.questions.blowup.decide import decide_blowup
+    from symgauss.questions.regime.limit_riccati import riccati_regime
     linear = _linear_regime(problem)
     if linear is not None:
         return linear
@@ -305,7 +306,7 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
                      f"d ≤ {MAX_D} of the kernel kinds 'limit' and 'blowup-trajectory'")
     if validated and proposal["kind"] in ("decay", "stable-equilibrium", "singular-limit"):
         if _opposite_sign(problem) is None:
-            limit = _limit_regime(problem, proposal, tried)
+            limit = riccati_regime(problem, tried) or _limit_regime(problem, proposal, tried)
             if limit is not None:
                 return limit
     if validated and (proposal["kind"] == "growth" or proposal.get("growth_seen")):
