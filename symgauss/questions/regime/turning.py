@@ -32,9 +32,9 @@ SHARE = 1.0
 class TurningRegion:
     """ψ, χ (rational coefficient lists), the levels, the cells and the kernel's region."""
 
-    def __init__(self, psi, chi, levels, cells, region, gbar):
+    def __init__(self, psi, chi, levels, cells, region):
         self.psi, self.chi, self.levels, self.cells = psi, chi, levels, cells
-        self.region, self.gbar = region, gbar
+        self.region = region
 
     def enclosure(self, u, Y, t):
         from symgauss.kernel.kinds.blowup_turning import turning_enclosure
@@ -133,7 +133,7 @@ def turning_region(problem, ep, flow):
                 try:
                     region = kernel_region(flow, list(zip(psi[0::2], psi[1::2])),
                                            list(zip(chi[0::2], chi[1::2])), cells, *lowered)
-                    return TurningRegion(psi, chi, lowered, cells, region, gbar), ""
+                    return TurningRegion(psi, chi, lowered, cells, region), ""
                 except NotProved as exc:
                     why = f"the kernel did not prove the region: {exc}"
     return None, why
