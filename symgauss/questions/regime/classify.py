@@ -306,7 +306,7 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
                      f"d ≤ {MAX_D} of the kernel kinds 'limit' and 'blowup-trajectory'")
     if validated and proposal["kind"] in ("decay", "stable-equilibrium", "singular-limit"):
         if _opposite_sign(problem) is None:
-            limit = riccati_regime(problem, tried) or _limit_regime(problem, proposal, tried)
+            limit = riccati_regime(problem, tried, Regime) or _limit_regime(problem, proposal, tried)
             if limit is not None:
                 return limit
     if validated and (proposal["kind"] == "growth" or proposal.get("growth_seen")):

@@ -108,10 +108,10 @@ METHOD = ("the linear equation for Σ⁻¹ when every V_h = v_h I, checked exact
           "(symgauss.questions.regime.limit_riccati)")
 
 
-def riccati_regime(problem, tried):
+def riccati_regime(problem, tried, Regime):
     """``stable-equilibrium`` at level exact from a kernel-verified ``limit-riccati``
-    certificate, or None (``tried`` says why when every V_h = v_h I)."""
-    from symgauss.questions.regime.classify import Regime
+    certificate, as ``Regime`` (classify's class, passed in: no import cycle), or None
+    (``tried`` says why when every V_h = v_h I)."""
     if problem.params.quadratic_R() is None:
         return None
     res = find_limit_riccati(problem)
