@@ -105,3 +105,17 @@ def test_classify_the_example_is_exact_and_certified():
     assert (r.kind, r.level) == ("stable-equilibrium", "exact"), r.evidence
     assert r.certificate_data["kind"] == "limit-riccati"
     assert r.equilibrium == tuple(tuple(row) for row in _cert()["claim"]["cov"])
+
+
+def test_the_cli_prints_the_long_exact_equilibrium_also_to_ten_digits():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "symgauss", "regime", str(EXAMPLE)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    line = next(x for x in out.stdout.splitlines() if x.startswith("  ≈ "))
+    shown = [float(v) for row in line[4:].split(" (")[0].split("; ") for v in row.split(", ")]
+    exact = [Fraction(x) for row in _cert()["claim"]["cov"] for x in row]
+    assert len(shown) == 16
+    for s, x in zip(shown, exact):      # each within half a unit of its 10th digit
+        assert abs(Fraction(s) - x) <= abs(x) * Fraction(5, 10 ** 10), (s, x)

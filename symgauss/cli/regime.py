@@ -48,6 +48,9 @@ def run(args) -> int:
         print(f"proved enclosure: T* ∈ ({r.enclosure[0]}, {r.enclosure[1]}]")
     if r.equilibrium is not None:
         print("equilibrium Σ*: " + "; ".join(", ".join(row) for row in r.equilibrium))
+        if any("/" in x and len(x) > 12 for row in r.equilibrium for x in row):
+            print("  ≈ " + "; ".join(", ".join(_decimal(x) for x in row) for row in r.equilibrium)
+                  + " (each rounded to 10 significant digits)")
     if r.rate is not None and r.kind == "growth":
         print(f"rate: tr Σ(t) grows at least like e^({r.rate}·t) (from the time in the evidence)")
     elif r.rate is not None:
@@ -63,3 +66,12 @@ def run(args) -> int:
         print("certificate: none written (this answer is not proved by a kernel-checked "
               "certificate)")
     return 0
+
+
+def _decimal(text: str) -> str:
+    """An exact rational's text, correctly rounded to 10 significant digits (decimal division
+    in a 10-digit context rounds once)."""
+    from decimal import Context, Decimal
+    from fractions import Fraction
+    x = Fraction(text)
+    return str(Context(prec=10).divide(Decimal(x.numerator), Decimal(x.denominator)))
