@@ -119,3 +119,50 @@ def test_the_cli_prints_the_long_exact_equilibrium_also_to_ten_digits():
     assert len(shown) == 16
     for s, x in zip(shown, exact):      # each within half a unit of its 10th digit
         assert abs(Fraction(s) - x) <= abs(x) * Fraction(5, 10 ** 10), (s, x)
+
+
+#: d = 6 (over the validated kinds' d ≤ 5), V = −I/2, R = −(B + Bᵀ)/2 indefinite, A positive stable
+D6 = {
+    "A": [
+        ["3/2", "3/8", "13/8", "-1/4", "-3/8", "1/8"],
+        ["-7/8", "1/8", "3/8", "-1", "-5/8", "3/4"],
+        ["3/8", "-3/4", "15/8", "0", "-1/4", "1/8"],
+        ["0", "3/4", "3/8", "1/2", "-1/4", "1/2"],
+        ["-3/8", "-5/8", "-11/8", "1/2", "1", "-1/8"],
+        ["-1/2", "-3/8", "0", "-5/8", "0", "2"],
+    ],
+    "V": [
+        ["-1/2", "0", "0", "0", "0", "0"],
+        ["0", "-1/2", "0", "0", "0", "0"],
+        ["0", "0", "-1/2", "0", "0", "0"],
+        ["0", "0", "0", "-1/2", "0", "0"],
+        ["0", "0", "0", "0", "-1/2", "0"],
+        ["0", "0", "0", "0", "0", "-1/2"],
+    ],
+    "B": [
+        ["1/2", "0", "13/8", "1/8", "13/8", "1"],
+        ["7/8", "7/8", "-1/2", "11/8", "1/8", "-1/8"],
+        ["-17/8", "-1/8", "7/2", "5/8", "7/4", "1/4"],
+        ["-11/8", "1/8", "15/8", "5/4", "-1/4", "-1/8"],
+        ["-9/8", "-1/4", "1/8", "1", "15/8", "-1"],
+        ["-15/8", "-1/4", "-3/4", "7/8", "-1", "13/8"],
+    ],
+    "cov0": [
+        ["1", "0", "0", "0", "0", "0"],
+        ["0", "1", "0", "0", "0", "0"],
+        ["0", "0", "1", "0", "0", "0"],
+        ["0", "0", "0", "1", "0", "0"],
+        ["0", "0", "0", "0", "1", "0"],
+        ["0", "0", "0", "0", "0", "1"],
+    ],
+}
+
+
+def test_classify_proves_a_d6_limit_exactly_where_validated_steps_are_not_tried():
+    from symgauss import Problem
+    from symgauss.kernel.checker import check_certificate as check
+    from symgauss.questions.regime.classify import classify
+    r = classify(Problem(**D6))
+    assert (r.kind, r.level) == ("stable-equilibrium", "exact"), (r.evidence, r.tried)
+    v = check(r.certificate_data)
+    assert (v.status, v.kind) == ("verified", "limit-riccati"), v.reason

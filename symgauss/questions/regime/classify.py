@@ -304,11 +304,12 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     if not validated:
         tried.append(f"validated integration: not tried, d = {problem.d} is over the limit "
                      f"d ≤ {MAX_D} of the kernel kinds 'limit' and 'blowup-trajectory'")
-    if validated and proposal["kind"] in ("decay", "stable-equilibrium", "singular-limit"):
-        if _opposite_sign(problem) is None:
-            limit = riccati_regime(problem, tried, Regime) or _limit_regime(problem, proposal, tried)
-            if limit is not None:
-                return limit
+    if proposal["kind"] in ("decay", "stable-equilibrium", "singular-limit") and \
+            _opposite_sign(problem) is None:    # the exact route (any d ≤ 12), then the validated
+        limit = riccati_regime(problem, tried, Regime) or (
+            _limit_regime(problem, proposal, tried) if validated else None)
+        if limit is not None:
+            return limit
     if validated and (proposal["kind"] == "growth" or proposal.get("growth_seen")):
         growth = _growth_regime(problem, tried)
         if growth is not None:
