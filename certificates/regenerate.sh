@@ -40,6 +40,7 @@ symgauss regime "$ex/blowup_at_infinity_d3.json" --certificate "$out/blowup_infi
 symgauss regime "$ex/blowup_slab.json" --certificate "$out/blowup_slab_two_heads.json" >/dev/null
 symgauss regime "$ex/blowup_turning.json" --certificate "$out/blowup_turning.json" >/dev/null
 symgauss regime "$ex/riccati_limit.json" --certificate "$out/limit_riccati.json" >/dev/null
+symgauss regime "$ex/bounded.json" --certificate "$out/bounded_linear.json" >/dev/null
 symgauss regime "$ex/growth.json" --certificate "$out/growth_general.json" >/dev/null
 symgauss regime "$ex/growth_d3.json" --certificate "$out/growth_schur_d3.json" >/dev/null
 symgauss regime "$ex/growth_riccati.json" --certificate "$out/growth_riccati.json" >/dev/null

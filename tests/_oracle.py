@@ -196,6 +196,8 @@ def claim_holds(cert) -> bool:
         return T is not None and lo - 1e-7 * (1 + T) < T <= hi + 1e-7 * (1 + T)
     if kind == "limit":
         return _limit_holds(A, heads, p, c)
+    if kind in ("limit-riccati", "bounded-linear"):
+        return _riccati_or_bounded_holds(A, heads, p, c, kind)
     if kind == "growth":
         return _growth_holds(A, heads, p, c)
     if kind == "growth-schur":
@@ -324,6 +326,24 @@ def _riccati_growth_holds(A, heads, p, c) -> bool:
         if not low * (1 - 1e-7) <= tr <= np.trace(S0) * (1 + 1e-7):
             return False
     return True
+
+
+def _riccati_or_bounded_holds(A, heads, p, c, kind) -> bool:
+    """LSODA from cov0 to t = 300: Σ(t) converges to claim.cov (limit-riccati, whose Σ* must
+    also be an exact equilibrium) or keeps tr Σ(t) ≤ claim.bound (bounded-linear)."""
+    from scipy.integrate import solve_ivp
+    Af, hf, d = flt(A), [(flt(V), flt(B)) for V, B in heads], p.d
+    f, full, iu = _svec_field(Af, hf, d)
+    sol = solve_ivp(f, (0, 300), flt(_frac_mat(p.cov0))[iu], method="LSODA", rtol=1e-10,
+                    atol=1e-13, t_eval=np.linspace(0, 300, 3001))
+    if sol.status != 0:
+        return False
+    if kind == "bounded-linear":
+        return max(np.trace(full(y)) for y in sol.y.T) <= float(F(c["bound"]))
+    S = fm(c["cov"])
+    if any(x != 0 for r in _residual(A, heads, S) for x in r):
+        return False
+    return bool(np.abs(full(sol.y[:, -1]) - flt(S)).max() < 1e-6 * (1 + np.abs(flt(S)).max()))
 
 
 def _float_blowup_time(A, heads, p):

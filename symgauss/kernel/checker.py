@@ -34,6 +34,7 @@ from symgauss.kernel.kinds import (
     blowup_slab,
     blowup_trajectory,
     blowup_turning,
+    bounded,
     growth,
     growth_axis,
     growth_riccati,
@@ -54,7 +55,7 @@ from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
                                       limit_riccati, blowup_trajectory, blowup_infinity,
                                       blowup_slab, blowup_turning, growth, growth_axis,
-                                      growth_schur, growth_riccati)
+                                      growth_schur, growth_riccati, bounded)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

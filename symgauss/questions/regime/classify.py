@@ -292,9 +292,9 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     import sympy as sp
 
     from symgauss.questions.blowup.decide import decide_blowup
+    from symgauss.questions.regime.bounded import bounded_regime
     from symgauss.questions.regime.limit_riccati import riccati_regime
-    linear = _linear_regime(problem)
-    if linear is not None:
+    if (linear := _linear_regime(problem)) is not None:
         return linear
     from symgauss.questions.regime.reference import reference_regime
     proposal = reference_regime(problem)
@@ -339,11 +339,11 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
         return Regime("blow-up", res.level, res.evidence, method, t_star=res.t_star,
                       t_star_exact=exact, notes=notes, enclosure=res.enclosure,
                       tried=tuple(tried))
-    if res.regime in ("bounded", "global"):
-        stable = _opposite_sign(problem)
-        if stable is not None:
-            return stable
+    if res.regime in ("bounded", "global") and (stable := _opposite_sign(problem)) is not None:
+        return stable
     tried.append(f"symgauss.questions.blowup.decide: {res.regime} ({res.level})")
+    if proposal["kind"] == "unclear" and (bounded := bounded_regime(problem, tried, Regime)):
+        return bounded
     if res.regime == "undecided" and proposal["kind"] == "blow-up":
         floats = _float_blowup(problem, proposal, res, tried)
         if floats is not None:
