@@ -52,8 +52,9 @@ def statement(kind, claim, problem) -> str:
     return blowup_statement(kind, claim, problem)
 
 
-def quadratic_form(params) -> flint.fmpq_mat:
-    """K with svec(Σ)ᵀ K svec(Σ) = Σ_h tr(V_hΣB_hΣ) (exact, symmetric)."""
+def quadratic_form(params, weight=None) -> flint.fmpq_mat:
+    """K with svec(Σ)ᵀ K svec(Σ) = Σ_h tr(W·V_hΣB_hΣ), W = ``weight`` or I (exact, symmetric;
+    svec here the entries Σ_ij, i ≤ j, as :func:`symgauss.kernel.flow.pairs` orders them)."""
     d = params.A.nrows()
     basis = []
     for i, j in pairs(d):
@@ -63,7 +64,7 @@ def quadratic_form(params) -> flint.fmpq_mat:
     n = len(basis)
     K = flint.fmpq_mat(n, n)
     for V, B in params.heads:
-        VE = [V * E for E in basis]
+        VE = [(V if weight is None else weight * V) * E for E in basis]
         BE = [B * E for E in basis]
         for k in range(n):
             for m in range(n):
@@ -73,8 +74,12 @@ def quadratic_form(params) -> flint.fmpq_mat:
     return K
 
 
-def trace_vector(d: int) -> flint.fmpq_mat:
-    return flint.fmpq_mat(d * (d + 1) // 2, 1, [int(i == j) for i, j in pairs(d)])
+def trace_vector(d: int, weight=None) -> flint.fmpq_mat:
+    """p with pᵀ svec(Σ) = tr(WΣ), W = ``weight`` (symmetric) or I."""
+    if weight is None:
+        return flint.fmpq_mat(d * (d + 1) // 2, 1, [int(i == j) for i, j in pairs(d)])
+    return flint.fmpq_mat(d * (d + 1) // 2, 1, [weight[i, j] * (1 if i == j else 2)
+                                                for i, j in pairs(d)])
 
 
 def _bernoulli_time(k, q, y0):

@@ -3,7 +3,8 @@ proved by a linear functional w = tr(PΣ) whose quadratic part is dissipative.
 
 Along eq. 1.1, w' = tr(P(AΣ + ΣAᵀ)) + q(Σ), q(Σ) = 2Σ_h tr(P·V_hΣB_hΣ). In the coordinates x of
 Sym(d) (the entries Σ_ij, i ≤ j), w = pᵀx (p_ii = P_ii, p_ij = 2P_ij) and q(Σ) = xᵀMx (M by
-polarization, exact). The checker verifies, in exact rationals: P − ℓI ⪰ 0 with ℓ > 0 (``P``,
+polarization, exact: 2·:func:`~symgauss.kernel.kinds.blowup_trajectory.quadratic_form` with the
+weight P). The checker verifies, in exact rationals: P − ℓI ⪰ 0 with ℓ > 0 (``P``,
 ``ell``); a·P − (PA + AᵀP) ⪰ 0 (``a``, any sign), so tr(P(AΣ + ΣAᵀ)) ≤ a·w for Σ ⪰ 0;
 −M − κ·ppᵀ ⪰ 0 with κ > 0 (``kappa``), so q(Σ) ≤ −κw² on all of Sym(d). Then w' ≤ aw − κw²,
 so w(t) ≤ W := max(w(0), a/κ) while Σ(t) exists, and tr Σ ≤ w/ℓ: Σ(t) ⪰ 0 stays in a compact
@@ -16,6 +17,7 @@ from __future__ import annotations
 import flint
 
 from symgauss.kernel.exact import eye, is_psd, require_small
+from symgauss.kernel.kinds.blowup_trajectory import quadratic_form, trace_vector
 from symgauss.kernel.read import rational, short_text
 from symgauss.kernel.schema import Field, Schema, positive, sym
 from symgauss.kernel.verdict import Invalid, NotProved
@@ -38,20 +40,6 @@ def statement(kind, claim, problem) -> str:
             f"{short_text(claim['bound'])} for every t ≥ 0")
 
 
-def coordinates(d: int) -> list:
-    return [(i, j) for i in range(d) for j in range(i, d)]
-
-
-def unit_matrix(d: int, i: int, j: int) -> flint.fmpq_mat:
-    E = flint.fmpq_mat(d, d)
-    E[i, j] = E[j, i] = 1
-    return E
-
-
-def _trace(M) -> flint.fmpq:
-    return sum((M[i, i] for i in range(M.nrows())), flint.fmpq(0))
-
-
 def _psd(M, what: str) -> None:
     require_small(M, what)
     if not is_psd(M):
@@ -66,19 +54,9 @@ def check(kind, claim, witness, problem, ctx) -> None:
     d, P, ell, a, kappa = problem.d, witness["P"], witness["ell"], witness["a"], witness["kappa"]
     _psd(P - eye(d) * ell, "P − ell·I")
     _psd(P * a - P * p.A - p.A.transpose() * P, "a·P − (PA + AᵀP)")
-    idx = coordinates(d)
-    units = [unit_matrix(d, i, j) for i, j in idx]
-    n = len(idx)
-    vec = [P[i, j] if i == j else 2 * P[i, j] for i, j in idx]
-
-    def q(X, Y):        # the symmetric bilinear form of q(Σ) = 2Σ_h tr(P V_h Σ B_h Σ)
-        total = flint.fmpq(0)
-        for V, B in p.heads:
-            total += _trace(P * V * X * B * Y) + _trace(P * V * Y * B * X)
-        return total
-    M = flint.fmpq_mat(n, n, [-q(units[k], units[m]) - kappa * vec[k] * vec[m]
-                              for k in range(n) for m in range(n)])
-    _psd(M, "−M − kappa·ppᵀ (the quadratic part dominated by −kappa·tr(PΣ)²)")
+    p_vec = trace_vector(d, P)
+    dominated = quadratic_form(p, P) * -2 - p_vec * p_vec.transpose() * kappa
+    _psd(dominated, "−M − kappa·ppᵀ (the quadratic part dominated by −kappa·tr(PΣ)²)")
     w0 = sum((P[i, j] * problem.cov0[i, j] for i in range(d) for j in range(d)), flint.fmpq(0))
     top = max(w0, a / kappa)
     if not top / ell <= claim["bound"]:

@@ -21,7 +21,8 @@ def find_bounded(problem) -> BlowupBound:
     import flint
     import numpy as np
 
-    from symgauss.kernel.kinds.bounded import MAX_D, coordinates, unit_matrix
+    from symgauss.kernel.flow import pairs
+    from symgauss.kernel.kinds.bounded import MAX_D
     from symgauss.kernel.read import mat_text, read_problem
     from symgauss.questions.regime.basin import _down, _problem_data, _q
     from symgauss.questions.regime.reference import _float_params
@@ -29,9 +30,12 @@ def find_bounded(problem) -> BlowupBound:
         return BlowupBound(None, f"d = {problem.d} is over kind bounded-linear's d ≤ {MAX_D}")
     A, heads = _float_params(problem)
     d = problem.d
-    idx = coordinates(d)
-    units = [np.array([[float(x) for x in r] for r in unit_matrix(d, i, j).tolist()])
-             for i, j in idx]
+    idx = pairs(d)      # the kernel's coordinates of Sym(d)
+    units = []
+    for i, j in idx:
+        E = np.zeros((d, d))
+        E[i, j] = E[j, i] = 1
+        units.append(E)
     n = len(idx)
     P = cp.Variable((d, d), symmetric=True)
     t = cp.Variable()

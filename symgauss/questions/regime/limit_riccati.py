@@ -57,7 +57,8 @@ def find_limit_riccati(problem) -> BlowupBound:
 
     def floats(M):
         return np.array([[float(M[i, j]) for j in range(d)] for i in range(d)])
-    low = float(min(np.linalg.eigvals(floats(A)).real))
+    Af = floats(A)
+    low = float(min(np.linalg.eigvals(Af).real))
     if not low > 1e-9:
         return BlowupBound(None, f"A is not positive stable (min Re λ(A) ≈ {low:.3g}): P = Σ⁻¹ "
                            "does not settle")
@@ -69,7 +70,7 @@ def find_limit_riccati(problem) -> BlowupBound:
     why = "no Q found"
     for share in SHARES:
         rate = _down(share * low)
-        Qf = _witness(floats(A), Pf, Df, float(rate))
+        Qf = _witness(Af, Pf, Df, float(rate))
         if Qf is None:
             why = (f"no Q ≻ 0 with AᵀQ + QA ⪰ {rate}·Q between Σ*⁻¹ − Σ0⁻¹ and Σ*⁻¹ (SDP, "
                    "Clarabel): Σ0 is too far from Σ* for this bound")

@@ -38,8 +38,8 @@ class TurningRegion:
 
     def enclosure(self, u, Y, t):
         from symgauss.kernel.kinds.blowup_turning import turning_enclosure
-        return turning_enclosure(self.region, self.levels, self._pairs(self.psi),
-                                 self._pairs(self.chi), t, u, Y)
+        return turning_enclosure(self.region, self.levels, _pairs(self.psi), _pairs(self.chi),
+                                 t, u, Y)
 
     def inside(self, z) -> bool:
         """Whether the float state z = (w, u, svec Y) has W1 < c1 and W2 < c2 (floats)."""
@@ -54,13 +54,14 @@ class TurningRegion:
         w2 = math.log(det) + _eval([float(x) for x in self.chi], phi)[0][0]
         return w1 < float(self.levels[0]) and w2 < float(self.levels[1])
 
-    @staticmethod
-    def _pairs(xs):
-        return list(zip(xs[0::2], xs[1::2]))
-
     def keys(self) -> dict:
         return {"psi": [str(x) for x in self.psi], "chi": [str(x) for x in self.chi],
                 "levels": [str(x) for x in self.levels], "cells": self.cells}
+
+
+def _pairs(xs) -> list:
+    """[(p_1, q_1), …] from [p_1, q_1, …] (the kernel's form of ψ and χ)."""
+    return list(zip(xs[0::2], xs[1::2]))
 
 
 def _rates(A, heads, u, rho, phi):
@@ -131,8 +132,7 @@ def turning_region(problem, ep, flow):
             lowered = [_q(levels[0] - drop, 6), _q(levels[1] - drop, 6)]
             for cells in CELLS:
                 try:
-                    region = kernel_region(flow, list(zip(psi[0::2], psi[1::2])),
-                                           list(zip(chi[0::2], chi[1::2])), cells, *lowered)
+                    region = kernel_region(flow, _pairs(psi), _pairs(chi), cells, *lowered)
                     return TurningRegion(psi, chi, lowered, cells, region), ""
                 except NotProved as exc:
                     why = f"the kernel did not prove the region: {exc}"
