@@ -33,6 +33,7 @@ symgauss reach "$ex/rank1_d3.json" --certificate "$out/reach_rank1_d3.json" >/de
 symgauss reach "$ex/rank_mismatch.json" --certificate "$out/unreachable_rank_mismatch.json" >/dev/null
 symgauss regime "$ex/general3.json" --certificate "$out/limit_general3.json" >/dev/null
 symgauss regime "$ex/singular_limit.json" --certificate "$out/limit_singular.json" >/dev/null
+symgauss regime "$ex/c1_limit.json" --certificate "$out/limit_c1.json" >/dev/null
 symgauss regime "$ex/transient_equilibrium.json" --certificate "$out/limit_transient.json" >/dev/null
 symgauss regime "$ex/general_blowup.json" --certificate "$out/blowup_trajectory_general.json" >/dev/null
 symgauss regime "$ex/blowup_at_infinity.json" --certificate "$out/blowup_slab_general.json" >/dev/null

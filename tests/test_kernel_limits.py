@@ -143,6 +143,21 @@ def _limit_all_steps_pass(d, heads, order=limit.MAX_ORDER, prec=limit.MAX_PREC):
                            for pt in pts]}, "rigorous")
 
 
+def _limit_all_c1_steps_pass(d, heads, order, prec):
+    """:func:`_limit_all_steps_pass` with C¹ steps (key ``nu``): as many as the work limit lets
+    the kernel read at d, heads, order, prec (a C¹ step is charged flow.STEP_COST["c1"]), every
+    one passing. The first step leaves the start's shape I for about I/n (ν = 4 ≥ √n·e^{−2h}),
+    the others keep that shape (ν = 1 ≥ e^{−2h} plus the 10⁻⁶ of the heads)."""
+    from symgauss.kernel.flow import MAX_STEP_WORK, step_work
+    c = _limit_all_steps_pass(d, heads, order, prec)
+    steps = min(limit.MAX_STEPS, MAX_STEP_WORK // step_work(d, heads, order, prec, "c1"))
+    pts = _decay_points(d, steps)
+    c["witness"]["steps"] = [{"h": str(Fraction(1, steps)), "beta": "1/10",
+                              "nu": "4" if k == 0 else "1", "point": pt}
+                             for k, pt in enumerate(pts)]
+    return reseal(c)
+
+
 def _limit_many_cheap_steps(d, heads, order, prec):
     """Kind limit with MAX_STEPS steps each of them cheap in the work count (order, bits) but
     with the fixed costs of a step at d (a-priori tube, Jacobian, slopes): the decay of
@@ -327,6 +342,7 @@ def test_the_most_turning_cells_are_answered_within_the_budget():
 #: at order 24 and 128 bits, eq. 1.1's steps with 8 heads, compactified ones with 1 head (and 8
 #: at d = 3), and compactified steps at order 4 (charged as order 24) at d = 5
 AT_THE_WORK_LIMIT = [("limit", 5, 8, 24, 128), ("limit", 3, 8, 24, 128),
+                     ("c1", 5, 8, 24, 128), ("c1", 4, 1, 24, 128), ("c1", 2, 1, 2, 64),
                      ("infinity", 5, 1, 4, 128), ("infinity", 4, 1, 24, 128),
                      ("infinity", 3, 8, 24, 128)]
 
@@ -337,8 +353,9 @@ def test_the_step_work_limit_is_answered_within_the_budget(kind, d, heads, order
     """As many steps as the work limit lets the kernel read, where a unit of work costs the
     most: every step runs (limit VERIFIED; blowup-infinity refused only at its region, after
     the steps), within the 20 s, in a file under the 1 MiB limit (bigger than 64 KB)."""
-    if kind == "limit":
-        v, seconds, size = timed(_limit_all_steps_pass(d, heads, order, prec))
+    if kind in ("limit", "c1"):
+        make = _limit_all_steps_pass if kind == "limit" else _limit_all_c1_steps_pass
+        v, seconds, size = timed(make(d, heads, order, prec))
         assert v.status == "verified", v.reason
     else:
         v, seconds, size = timed(_infinity_all_compact_steps_pass(d, heads, 0, order, prec))
@@ -416,6 +433,9 @@ def test_past_a_limit_is_invalid_and_says_which():
             {"at": k, "P": c["witness"]["P"], "ell": "1/2", "kappa": "2"} for k in range(64)]))
     assert f"at most {limit.MAX_STEPS} steps" in _over(lim, lambda c: c["witness"].update(
         steps=c["witness"]["steps"][:1] * (limit.MAX_STEPS + 1)))
+    c1 = _limit_all_c1_steps_pass(4, 1, 24, 128)      # C¹ steps past the work limit
+    assert "units of work" in _over(c1, lambda c: c["witness"].update(
+        steps=c["witness"]["steps"] * 2))
 
 
 def test_step_work_is_refused_past_the_measured_d_not_crashed():

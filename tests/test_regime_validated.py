@@ -261,7 +261,7 @@ def test_growth_with_an_indefinite_quadratic_part_is_proved():
 
 def test_steps_that_miss_the_region_say_where_every_try_stopped():
     """find_limit's reason names each try of steps_into_region (the region's metric, changing
-    metric, ‖·‖_2) and where it stopped; it used to give only the last one's, which on seed-2
+    metric, ‖·‖_2, C¹ steps) and where it stopped; it used to give only the last one's, which on seed-2
     general-1-d2 hid that the first had run out of steps at t ≈ 93 while contracting."""
     from symgauss.kernel.equations import svec
     from symgauss.kernel.flow import Flow
@@ -282,7 +282,8 @@ def test_steps_that_miss_the_region_say_where_every_try_stopped():
     assert not run.stopped
     parts = run.why.split("; ")
     assert [x.split(":")[0] for x in parts] == [
-        "in the region's metric", "changing metric along the solution", "in ‖·‖_2"], run.why
+        "in the region's metric", "changing metric along the solution", "in ‖·‖_2",
+        "C¹ steps (the enclosure's shape carried along)"], run.why
     assert all(": stopped at t = " in x and " steps" in x for x in parts), run.why
 
 

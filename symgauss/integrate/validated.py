@@ -39,6 +39,7 @@ from symgauss.kernel.flow import (
     widening,
 )
 from symgauss.kernel.kinds.limit import MAX_SWITCHES
+from symgauss.kernel.steps import Nu
 from symgauss.kernel.verdict import NotProved
 
 #: significant digits of the points written to a certificate
@@ -74,7 +75,8 @@ class Run:
 
     def witness_steps(self) -> list:
         return [{"h": str(h), "beta": [_dec(x) for x in b] if isinstance(b, list) else _dec(b),
-                 "mu": _dec(m), "point": list(texts)}
+                 **({"nu": _long_dec(m.value, 12)} if isinstance(m, Nu) else {"mu": _dec(m)}),
+                 "point": list(texts)}
                 for (h, b, m, _), texts in zip(self.steps, self.texts)]
 
     def witness_metrics(self) -> list:
@@ -123,6 +125,16 @@ def _simple(x: float) -> flint.fmpq:
     e = math.floor(math.log10(x))
     m = round(x / 10 ** (e - 2))
     return flint.fmpq(m * 10 ** (e - 2)) if e >= 2 else flint.fmpq(m, 10 ** (2 - e))
+
+
+def taylor_scale(flow, c, order: int) -> tuple:
+    """(the Taylor coefficients at c, the size a0 of c, h0): h0 the step at which the last two
+    coefficients reach a0, the radius of convergence as the series sees it; steps are h0 times
+    a safety factor."""
+    co = flow.taylor(flow.box(c), order)
+    a0 = max(_mag(flow, co[0]), 1e-12)
+    return co, a0, min((a0 / max(_mag(flow, co[j]), 1e-300)) ** (1.0 / j)
+                       for j in (order - 1, order))
 
 
 def _mag(flow, S) -> float:
@@ -336,9 +348,7 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = ORDER, prec: i
             if float(t) >= t_max or len(steps) >= max_steps:
                 return Run(steps, points, r, t, False, texts,
                            f"stopped at t = {float(t):.4g} after {len(steps)} steps", switches)
-            co = flow.taylor(flow.box(c), order)
-            a0 = max(_mag(flow, co[0]), 1e-12)
-            h0 = min((a0 / max(_mag(flow, co[j]), 1e-300)) ** (1.0 / j) for j in (order - 1, order))
+            co, a0, h0 = taylor_scale(flow, c, order)
             h = min(h0 * safety, 1e6)
             mu_point = _mu_guess(P_np, flow.jacobian(flow.box(c)))[0]
             done, shrink = False, 0

@@ -4,7 +4,8 @@ Trusted kernel: standard library, python-flint (``arb``, ``arb_mat``) and the ke
 Coordinates are svec (entries i ≤ j, unscaled); ‖x‖_P = √(xᵀPx) for the witness metric P ≻ 0
 with λmin(P) ≥ ℓ, so ‖x‖_∞ ≤ ‖x‖_2 ≤ ‖x‖_P/√ℓ.
 
-**Step** (:func:`check_steps`). Given Σ(t_k) within ‖·‖_P-distance r_k of the rational point c_k,
+**Step** (:func:`step`; a list: :func:`symgauss.kernel.steps.check_steps`). Given Σ(t_k)
+within ‖·‖_P-distance r_k of the rational point c_k,
 and the witness's h, β, μ, c_{k+1}:
 
 1. a-priori box. B = {x : |x_i − m_i| ≤ β_i for every i}, m = c_k + (h/2)F(c_k) rounded, β
@@ -102,6 +103,59 @@ class Flow:
             U.append([V * S[-1] * B for V, B in self.heads])
         return S
 
+    def tangents(self, S0, order: int, dirs) -> list:
+        """For each direction D (a symmetric matrix, exact or a box) the derivatives dΣ_0..dΣ_order
+        of the Taylor coefficients through S0 along D (dΣ_0 = D): :meth:`taylor`'s recursion,
+        differentiated (dΣ_{k+1} = (A·dΣ_k + Σ_h Σ_{i≤k} (V_h·dΣ_i·B_h·Σ_{k−i} +
+        V_h·Σ_i·B_h·dΣ_{k−i}) + transpose)/(k + 1)); for the C¹ steps
+        (:func:`symgauss.kernel.steps.c1_step`)."""
+        S = self.taylor(S0, order)
+        U = [[V * Sj * B for V, B in self.heads] for Sj in S]
+        out = []
+        for D in dirs:
+            dS, dU = [D], [[V * D * B for V, B in self.heads]]
+            for k in range(order):
+                acc = self.A * dS[k]
+                for h in range(len(self.heads)):
+                    for i in range(k + 1):
+                        acc = acc + dU[i][h] * S[k - i] + U[i][h] * dS[k - i]
+                acc = acc + acc.transpose()
+                dS.append(acc / (k + 1))
+                dU.append([V * dS[-1] * B for V, B in self.heads])
+            out.append(dS)
+        return out
+
+    def tangent_matrices(self, S0, order: int) -> list:
+        """D_0..D_order: the svec matrices of the derivatives of the Taylor coefficient maps at S0
+        (D_0 = I; column k is :meth:`tangents` along the k-th svec unit). The recursion is linear
+        in dΣ and its part from dΣ_i depends on k − i only: dΣ_{k+1} = (𝒜(dΣ_k) + Σ_{i≤k}
+        𝒩_{k−i}(dΣ_i))/(k + 1), 𝒜(X) = AX + XAᵀ, 𝒩_m(X) = Σ_h (V_hXB_hΣ_m + V_hΣ_mB_hX) +
+        transpose; so the n×n matrices of 𝒜 and 𝒩_0..𝒩_{order−1} are built once and multiplied
+        (the n directions in one matrix product)."""
+        S = self.taylor(S0, order)
+        n = self.d * (self.d + 1) // 2
+        units = [self.box([int(i == k) for i in range(n)]) for k in range(n)]
+
+        def matrix_of(f):
+            cols = [svec_of(f(E)) for E in units]
+            return flint.arb_mat(n, n, [cols[k][r] for r in range(n) for k in range(n)])
+
+        def sym(X):
+            return X + X.transpose()
+        maps = [matrix_of(lambda E: sym(self.A * E))]
+        for m in range(order):
+            U = [(V * S[m] * B, B * S[m], V) for V, B in self.heads]
+            maps.append(matrix_of(lambda E, U=U: sym(sum((Vh * E * BS + VSB * E
+                                                          for VSB, BS, Vh in U),
+                                                         flint.arb_mat(self.d, self.d)))))
+        D = [flint.arb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])]
+        for k in range(order):
+            acc = maps[0] * D[k]
+            for i in range(k + 1):
+                acc = acc + maps[1 + k - i] * D[i]
+            D.append(acc / (k + 1))
+        return D
+
     def jacobian(self, S):
         """svec matrix of DF(S) (n×n arb_mat; S may be a box)."""
         d = self.d
@@ -153,11 +207,31 @@ def contracts(P, J, rate) -> bool:
     return positive_definite_balls(-(J.transpose() * P + P * J) - P * (2 * rate))
 
 
-def _unit(flow, n, *ks):
+def unit(flow, n, *ks):
     x = [0] * n
     for k in ks:
         x[k] += 1
     return flow.box(x)
+
+
+def cholesky_inverse(P):
+    """L⁻¹ for P = LLᵀ (L lower triangular), a ball matrix holding the exact one for every P in
+    the balls, or None when the factorisation or the inverse fails in ball arithmetic."""
+    n = P.nrows()
+    L = flint.arb_mat(n, n)
+    for j in range(n):
+        for i in range(j, n):
+            v = P[i, j] - sum((L[i, k] * L[j, k] for k in range(j)), flint.arb(0))
+            if i == j:
+                if not v > 0:
+                    return None
+                L[j, j] = v.sqrt()
+            else:
+                L[i, j] = v / L[j, j]
+    try:
+        return L.inv()
+    except ZeroDivisionError:
+        return None
 
 
 def slopes(flow, P):
@@ -169,29 +243,18 @@ def slopes(flow, P):
     − DF(E_k) − DF(E_l) + DF(0), J_k(0) = (DF(E_k) − DF(−E_k))/2. Infinite (no bound) if the
     factorisation fails in ball arithmetic."""
     n = P.nrows()
-    L = flint.arb_mat(n, n)
-    for j in range(n):
-        for i in range(j, n):
-            v = P[i, j] - sum((L[i, k] * L[j, k] for k in range(j)), flint.arb(0))
-            if i == j:
-                if not v > 0:
-                    return [flint.arb("inf")] * n
-                L[j, j] = v.sqrt()
-            else:
-                L[i, j] = v / L[j, j]
-    try:
-        Li = L.inv()
-    except ZeroDivisionError:
+    Li = cholesky_inverse(P)
+    if Li is None:
         return [flint.arb("inf")] * n
 
     def rel(J):
         return Li * (J.transpose() * P + P * J) * Li.transpose()
 
-    J = [flow.jacobian(_unit(flow, n, k)) for k in range(n)]
-    J0 = flow.jacobian(_unit(flow, n))
+    J = [flow.jacobian(unit(flow, n, k)) for k in range(n)]
+    J0 = flow.jacobian(unit(flow, n))
     if flow.affine:
         return [_frob(rel(Jk - J0)) for Jk in J]
-    X = [[rel(flow.jacobian(_unit(flow, n, k, m)) - J[k] - J[m] + J0) for m in range(n)]
+    X = [[rel(flow.jacobian(unit(flow, n, k, m)) - J[k] - J[m] + J0) for m in range(n)]
          for k in range(n)]
     X0 = []
     for k in range(n):
@@ -321,9 +384,12 @@ def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=No
 #: ≤ 24 and 128 bits, as (fixed, per head) by d: steps of eq. 1.1 ("taylor") and of the
 #: compactified flow ("compact", kind blowup-infinity). The upper ends of 30-step runs over orders
 #: 4–30, 128 and 512 bits, 1 and 8 heads (benchmarks/README.md, "Twelfth attempt"), rounded up;
-#: d = 1 and 2 compactified steps counted as d = 3's. Indexed by d − 1.
+#: d = 1 and 2 compactified steps counted as d = 3's. C¹ steps of eq. 1.1 ("c1"): 30-step runs
+#: at order 24, 128 bits, 1 and 8 heads, d = 2…5 (2026-12-03, benchmarks/README.md, "Fifteenth
+#: attempt"), ×1.3 and rounded up; d = 1 counted as d = 2's. Indexed by d − 1.
 STEP_COST = {"taylor": [(400, 500)] * 2 + [(600, 1200), (800, 1700), (2000, 2700)],
-             "compact": [(3500, 1200)] * 3 + [(10500, 3400), (30000, 6600)]}
+             "compact": [(3500, 1200)] * 3 + [(10500, 3400), (30000, 6600)],
+             "c1": [(2420, 900)] * 2 + [(2240, 2100), (7200, 4050), (14800, 7640)]}
 #: the steps of one certificate may cost at most this many µs (10 s on the reference machine),
 #: so that with the rest of its check a file is answered within the 20 s of
 #: tests/test_kernel_limits.py
@@ -340,44 +406,16 @@ def step_work(d: int, heads: int, order: int, prec: int, kind: str = "taylor") -
     return -(-(fixed + per_head * heads) * max(order, 24) ** 2 * -(-prec // 128) // 576)
 
 
-def require_work(d: int, heads: int, order: int, prec: int, steps=0, compact=0) -> None:
-    """:class:`Invalid` when checking ``steps`` steps of eq. 1.1 and ``compact`` compactified
-    steps (either may count changes of metric and other parts in steps' worth) would pass the
-    kernel's time budget, :data:`MAX_STEP_WORK`."""
+def require_work(d: int, heads: int, order: int, prec: int, steps=0, compact=0, c1=0) -> None:
+    """:class:`Invalid` when checking ``steps`` log-norm steps and ``c1`` C¹ steps of eq. 1.1 and
+    ``compact`` compactified steps (any may count changes of metric and other parts in steps'
+    worth) would pass the kernel's time budget, :data:`MAX_STEP_WORK`."""
     work = (steps * step_work(d, heads, order, prec) +
-            compact * step_work(d, heads, order, prec, "compact"))
+            compact * step_work(d, heads, order, prec, "compact") +
+            c1 * step_work(d, heads, order, prec, "c1"))
     if work > MAX_STEP_WORK:
-        raise Invalid(f"over a limit: {steps} steps of eq. 1.1 and {compact} compactified steps "
+        raise Invalid(f"over a limit: {steps} log-norm and {c1} C¹ steps of eq. 1.1 and "
+                      f"{compact} compactified steps "
                       f"of order {order} at {prec} bits with {heads} heads at d = {d} is {work} "
                       f"units of work (µs on the reference machine, flow.STEP_COST); this "
                       f"checker does at most {MAX_STEP_WORK}")
-
-
-def check_steps(flow, P, ell, start, steps, order: int, radius=None, visit=None,
-                switches=None) -> tuple:
-    """Run :func:`step` over ``steps`` = [(h, β, μ, c_next)] from the exact svec ``start`` (or
-    from within ‖·‖_P-distance ``radius`` of it); ``visit`` as in :func:`step`. ``switches``
-    {k: (P', ell', κ)}: before step k (k = len(steps): after the last) distances change to
-    ‖·‖_P' (λmin(P') ≥ ell') and r to κ·r — the caller has proved ‖x‖_P' ≤ κ‖x‖_P exactly
-    (:func:`symgauss.kernel.kinds.limit.read_switches`); a metric that follows the solution
-    keeps the log-norm bound near the local rate of the flow.
-
-    Returns (c_N, r_N): Σ(Σh) is within ‖·‖_P-distance r_N (arb upper bound) of c_N.
-    """
-    switches = switches or {}
-    c, spread, slope = start, None, None
-    r = flint.arb(0) if radius is None else upper(radius)
-    for k, (h, beta, mu, nxt) in enumerate(steps):
-        if k in switches:
-            P, ell, kappa = switches[k]
-            r, slope = upper(r * flint.arb(kappa)), None
-        if slope is None:
-            spread, slope = spreads(P, ell), slopes(flow, P)
-        try:
-            r = step(flow, P, ell, c, r, h, beta, mu, nxt, order, spread, slope, visit)
-        except NotProved as exc:
-            raise NotProved(f"step {k}: {exc}") from None
-        c = nxt
-    if len(steps) in switches:
-        r = upper(r * flint.arb(switches[len(steps)][2]))
-    return c, r

@@ -37,7 +37,6 @@ import flint
 from symgauss.kernel.exact import eye, require_pd
 from symgauss.kernel.flow import (
     Flow,
-    check_steps,
     contracts_box,
     p_norm,
     pairs,
@@ -58,8 +57,10 @@ from symgauss.kernel.kinds.limit import (
     MIN_PREC,
     read_steps,
     read_switches,
+    step_counts,
 )
 from symgauss.kernel.schema import Field, Schema, integer, mat, positive, raw, sym
+from symgauss.kernel.steps import check_steps
 from symgauss.kernel.verdict import Invalid, NotProved
 
 #: a change of metric of the compactified steps, in compactified steps (0.49 s at d = 5, 8 heads,
@@ -123,7 +124,7 @@ class Compact:
 
 
 class CompactFlow:
-    """G as a field to step (:func:`symgauss.kernel.flow.check_steps` sees only these five
+    """G as a field to step (:func:`symgauss.kernel.steps.check_steps` sees only these five
     methods): state z = (u, svec Y), or with ``elapsed`` z = (w, u, svec Y) with the elapsed time
     w (dw/dτ = u, so t = t0 + w), an arb_mat column. G is cubic, so DG is quadratic: the
     second-order bound of :func:`symgauss.kernel.flow.widening`."""
@@ -262,9 +263,12 @@ def read_compact(witness, ctx, extra_work: int = 0) -> tuple:
     metrics = witness.get("compact_metrics", [])
     first = witness.get("metrics", [])
     n_switches = len(metrics) if isinstance(metrics, list) else 0
+    plain, c1 = step_counts(steps)
+    if step_counts(compact)[1]:
+        raise Invalid("witness.compact_steps: C¹ steps (key nu) are for eq. 1.1's flow only")
     require_work(ctx.problem.d, len(ctx.problem.params.heads), witness["order"], witness["prec"],
-                 len(steps) + extra_work + (len(first) if isinstance(first, list) else 0),
-                 len(compact) + SWITCH_WORK * n_switches)
+                 plain + extra_work + (len(first) if isinstance(first, list) else 0),
+                 len(compact) + SWITCH_WORK * n_switches, c1=c1)
     P2 = mat(n + 2, n + 2)(witness["compact_P"], "witness.compact_P", ctx)
     if P2.transpose() != P2:
         raise Invalid("witness.compact_P is not symmetric")

@@ -22,22 +22,21 @@ from __future__ import annotations
 import flint
 
 from symgauss.kernel.exact import eye, is_psd
-from symgauss.kernel.flow import (
-    Flow,
-    check_steps,
-    frobenius_upper,
-    pairs,
-    require_work,
-    svec_of,
-    sym_of,
-    upper,
-)
+from symgauss.kernel.flow import Flow, frobenius_upper, pairs, require_work, svec_of, sym_of, upper
 from symgauss.kernel.kinds.blowup import SCHEMAS as BLOWUP
 from symgauss.kernel.kinds.blowup import check_claim
 from symgauss.kernel.kinds.blowup import statement as blowup_statement
-from symgauss.kernel.kinds.limit import MAX_D, MAX_ORDER, MAX_PREC, MIN_PREC, read_steps
+from symgauss.kernel.kinds.limit import (
+    MAX_D,
+    MAX_ORDER,
+    MAX_PREC,
+    MIN_PREC,
+    read_steps,
+    step_counts,
+)
 from symgauss.kernel.read import rational
 from symgauss.kernel.schema import Field, Schema, integer, positive, raw
+from symgauss.kernel.steps import check_steps
 from symgauss.kernel.verdict import NotProved
 
 SCHEMAS = {"blowup-trajectory": Schema(
@@ -125,7 +124,8 @@ def check(kind, claim, witness, problem, ctx) -> None:
     lo, hi = claim["t_lower"], claim["t_upper"]
     steps = read_steps(witness["steps"], ctx.n)
     p = problem.params
-    require_work(problem.d, len(p.heads), witness["order"], witness["prec"], len(steps))
+    plain, c1 = step_counts(steps)
+    require_work(problem.d, len(p.heads), witness["order"], witness["prec"], plain, c1=c1)
     require_rates(p, witness["a"], witness["c"])
     t0 = sum((h for h, _, _, _ in steps), flint.fmpq(0))
     with flint.ctx.workprec(witness["prec"]):

@@ -114,7 +114,7 @@ def statement(kind, claim, problem) -> str:
 class Axis:
     """y' = G(y): eq. 1.1's field on the svec coordinates other than s = Σ_kk, evaluated at
     s = 0 (exact when the structure of the module docstring holds); the five methods of
-    :class:`Flow`, so :func:`check_steps` steps it."""
+    :class:`Flow`, so :func:`symgauss.kernel.steps.check_steps` steps it."""
     affine = True
 
     def __init__(self, flow: Flow, k: int):

@@ -32,18 +32,10 @@ import flint
 
 from symgauss.kernel.equations import residual, svec
 from symgauss.kernel.exact import eye, norm_inf, positive_definite, require_pd
-from symgauss.kernel.flow import (
-    Flow,
-    check_steps,
-    contracts_box,
-    p_norm,
-    require_work,
-    slopes,
-    spreads,
-    upper,
-)
+from symgauss.kernel.flow import Flow, contracts_box, p_norm, require_work, slopes, spreads, upper
 from symgauss.kernel.read import matrix, rational, short_text
 from symgauss.kernel.schema import Field, Schema, choice, integer, nonnegative, positive, raw, sym
+from symgauss.kernel.steps import Nu, check_steps
 from symgauss.kernel.verdict import Invalid, NotProved
 
 MAX_D, MAX_STEPS, MAX_ORDER, MIN_PREC, MAX_PREC, MAX_SWITCHES = 5, 2000, 30, 64, 512, 64
@@ -59,14 +51,17 @@ SCHEMAS = {"limit": Schema(
 
 
 def read_steps(value, n: int, where: str = "witness.steps") -> list:
-    """[(h > 0, β > 0, μ, point (n rationals))] from the witness."""
+    """[(h > 0, β > 0, μ, point (n rationals))] from the witness; a C¹ step has ``nu`` > 0 in
+    place of ``mu`` and gives :class:`~symgauss.kernel.flow.Nu` (ν) there."""
     if not isinstance(value, list) or len(value) > MAX_STEPS:
         raise Invalid(f"{where}: expected a list of at most {MAX_STEPS} steps")
     out = []
     for k, st in enumerate(value):
         w = f"{where}[{k}]"
-        if not isinstance(st, dict) or set(st) != {"h", "beta", "mu", "point"}:
-            raise Invalid(f"{w}: expected exactly the keys h, beta, mu, point")
+        if not isinstance(st, dict) or set(st) not in ({"h", "beta", "mu", "point"},
+                                                       {"h", "beta", "nu", "point"}):
+            raise Invalid(f"{w}: expected exactly the keys h, beta, mu, point (a log-norm step) "
+                          "or h, beta, nu, point (a C¹ step)")
         h, b = rational(st["h"], f"{w}.h"), st["beta"]
         if isinstance(b, list) and len(b) != n:
             raise Invalid(f"{w}.beta: expected one number or a list of {n} (svec)")
@@ -77,9 +72,21 @@ def read_steps(value, n: int, where: str = "witness.steps") -> list:
         pt = st["point"]
         if not isinstance(pt, list) or len(pt) != n:
             raise Invalid(f"{w}.point: expected {n} numbers (svec)")
-        out.append((h, beta, rational(st["mu"], f"{w}.mu"),
-                     [rational(x, f"{w}.point[{i}]") for i, x in enumerate(pt)]))
+        if "nu" in st:
+            nu = rational(st["nu"], f"{w}.nu")
+            if nu <= 0:
+                raise Invalid(f"{w}.nu must be positive")
+            rate = Nu(nu)
+        else:
+            rate = rational(st["mu"], f"{w}.mu")
+        out.append((h, beta, rate, [rational(x, f"{w}.point[{i}]") for i, x in enumerate(pt)]))
     return out
+
+
+def step_counts(steps) -> tuple:
+    """(log-norm steps, C¹ steps) in a list from :func:`read_steps`."""
+    c1 = sum(1 for _, _, m, _ in steps if isinstance(m, Nu))
+    return len(steps) - c1, c1
 
 
 def read_timed_steps(witness, n: int, heads: int, t_enter, d: int) -> list:
@@ -88,8 +95,9 @@ def read_timed_steps(witness, n: int, heads: int, t_enter, d: int) -> list:
     ``t_enter`` (else Invalid)."""
     steps = read_steps(witness["steps"], n)
     metrics = witness.get("metrics", [])
+    plain, c1 = step_counts(steps)
     require_work(d, heads, witness["order"], witness["prec"],
-                 len(steps) + (len(metrics) if isinstance(metrics, list) else 0))
+                 plain + (len(metrics) if isinstance(metrics, list) else 0), c1=c1)
     if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != t_enter:
         raise Invalid("the step lengths do not add up to claim.t_enter")
     return steps
@@ -99,7 +107,7 @@ def read_switches(value, n: int, P0, n_steps: int, where: str = "witness.metrics
     """({k: (P arb_mat, ell, κ)}, the last metric, exact) from a list of at most MAX_SWITCHES
     {``at`` k, ``P``, ``ell``, ``kappa``}, k increasing in 0..n_steps: before step k the steps
     measure in ‖·‖_P. Proved exactly: P − ell·I ≻ 0 and κ²·P_prev − P ≻ 0 (P_prev the metric
-    before, P0 at first), so ‖x‖_P ≤ κ‖x‖_P_prev (:func:`symgauss.kernel.flow.check_steps`)."""
+    before, P0 at first), so ‖x‖_P ≤ κ‖x‖_P_prev (:func:`symgauss.kernel.steps.check_steps`)."""
     if not isinstance(value, list) or len(value) > MAX_SWITCHES:
         raise Invalid(f"{where}: expected a list of at most {MAX_SWITCHES} metric changes")
     out, prev, last = {}, P0, -1

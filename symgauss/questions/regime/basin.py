@@ -152,13 +152,21 @@ ADAPT = 6
 LONG_SAFETY = 0.3
 
 
-def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None):
+#: the C¹ steps' local error per step, relative to ‖Σ‖ (each step carries its shape, so the
+#: enclosure stays thin: the region's radius, not the local error, bounds what may accumulate)
+C1_TOL = 1e-12
+
+
+def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None,
+                      only_c1: bool = False):
     """(run, metric): validated steps from ``start`` until the enclosure is inside
     {‖x − c‖_P² ≤ ρ} (with a margin), in ‖·‖_P (when they stay accurate but run out before the
     region, once more with longer steps, LONG_SAFETY); or else starting in ‖·‖_P and changing to
     metrics that follow the solution (``run.switches``, the kernel's ``metrics``); or else in
     ‖·‖_2 (an ill-conditioned P can make the steps stall), converted by
-    ‖e‖_P ≤ √‖P‖_∞·‖e‖_2 as the kernel does. If none gets there, the run's ``why`` names every
+    ‖e‖_P ≤ √‖P‖_∞·‖e‖_2 as the kernel does; or else by C¹ steps, which carry the enclosure's
+    shape (:func:`symgauss.integrate.mean_value.integrate_c1`; ``only_c1``: these alone), as
+    many as the kernel's work limit allows. If none gets there, the run's ``why`` names every
     try and where it stopped."""
     from symgauss.integrate.validated import integrate, step_budget
     from symgauss.kernel.exact import eye, norm_inf
@@ -177,6 +185,18 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None)
     def tried(run, how):
         whys.append(f"{how}: {run.why}")
         return run
+
+    def c1():
+        from symgauss.integrate.mean_value import integrate_c1
+        budget = min(MAX_STEPS, step_budget(params.A.nrows(), len(params.heads), kind="c1"))
+        run = tried(integrate_c1(params, start, P, inside, t_max=t_max, max_steps=budget,
+                                 safety=LONG_SAFETY, tol=C1_TOL),
+                    "C¹ steps (the enclosure's shape carried along)")
+        if not run.stopped:
+            run.why = "; ".join(whys)
+        return run, "region"
+    if only_c1:
+        return c1()
     run = tried(integrate(params, start, P, ell, inside, t_max=t_max, shrink_box=True,
                           max_steps=steps, flow=flow), "in the region's metric")
     if run.stopped:
@@ -196,14 +216,19 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None)
     run = tried(integrate(params, start, eye(len(start)), flint.fmpq(1),
                           lambda pt, r: inside(pt, r * scale), t_max=t_max, max_steps=steps,
                           flow=flow), "in ‖·‖_2")
-    if not run.stopped:
+    if run.stopped:
+        return run, "identity"
+    if flow is not None and not hasattr(flow, "tangent_matrices"):
         run.why = "; ".join(whys)
-    return run, "identity"
+        return run, "identity"
+    return c1()
 
 
-def find_limit(problem, proposal: dict, *, t_max: float = 2000.0) -> LimitResult:
+def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,
+               only_c1: bool = False) -> LimitResult:
     """A kernel-verified ``limit`` certificate for ``problem`` following the float
-    ``proposal`` (:func:`reference_regime`'s dict), or a LimitResult saying why not."""
+    ``proposal`` (:func:`reference_regime`'s dict), or a LimitResult saying why not
+    (``only_c1``: its steps all C¹ steps, :func:`steps_into_region`)."""
 
     from symgauss.kernel.checker import check
     from symgauss.kernel.equations import residual, svec
@@ -234,7 +259,8 @@ def find_limit(problem, proposal: dict, *, t_max: float = 2000.0) -> LimitResult
     radius = flint.fmpq(0) if q == 0 else _up(math.sqrt(q / (float(rate) ** 2 * float(ell))))
     if kind == "stable-equilibrium" and not _pd(C - flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]) * (radius * 3 / 2)):
         return LimitResult(None, None, "the limit is too close to singular for its enclosure")
-    run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max)
+    run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max,
+                                    only_c1=only_c1)
     if not run.stopped:
         return LimitResult(None, None, f"validated integration did not reach the contraction "
                            f"region ({run.why})")
