@@ -102,7 +102,7 @@ def run_child(k: int, seed: int, count: int, timeout: float, outdir: str) -> dic
     return {**json.loads(out.stdout.strip().splitlines()[-1]), "process": process}
 
 
-CLI_EXAMPLES = ("general3", "singular_limit", "general_blowup", "blowup_at_infinity")
+CLI_EXAMPLES = ("general3", "singular_limit", "general_blowup", "blowup_at_infinity", "c1_limit")
 
 
 def time_cli(outdir: str) -> None:
