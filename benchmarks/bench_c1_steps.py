@@ -4,21 +4,18 @@ For d = 2…5 with 1 and 8 heads (random A with unit diagonal, heads of size 0.3
 1): 30 steps of each kind from the same start (``integrate_c1`` and ``integrate``), then the
 kernel's ``check_steps`` on each list, timed per step. The baseline is the log-norm step,
 measured in the same run; "charged" is flow.STEP_COST["c1"]'s µs for that step, which must stay
-above the measured time (the kernel's work limit counts it). Then the turning flow of tests/test_c1_steps.py (Σ' = AΣ + ΣAᵀ,
-A = [[1/10, 3], [−3, 1/10]], t = 10, start radius 10⁻⁸): the end radius of each kind.
-``--cli``: the whole ``symgauss regime`` / ``symgauss check`` processes on
-symgauss/examples/c1_limit.json.
+above the measured time (the kernel's work limit counts it). Then the turning flow of
+tests/test_c1_steps.py (Σ' = AΣ + ΣAᵀ, A = [[1/10, 3], [−3, 1/10]], t = 10, start radius
+10⁻⁸): the end radius of each kind.
+The whole ``symgauss regime`` / ``symgauss check`` processes on symgauss/examples/c1_limit.json:
+``python benchmarks/bench_regime.py --cli``.
 
-Run: python benchmarks/bench_c1_steps.py [--cli]
+Run: python benchmarks/bench_c1_steps.py
 """
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import flint
 
@@ -77,25 +74,6 @@ def turning() -> None:
               f"end radius {float(run.radius.mid()):.3g} (start 1e-8)")
 
 
-def cli() -> None:
-    root = Path(__file__).resolve().parents[1]
-    exe = Path(sys.executable).parent / "symgauss"
-    with tempfile.TemporaryDirectory() as tmp:
-        cert = Path(tmp) / "c1.json"
-        t0 = time.perf_counter()
-        out = subprocess.run([str(exe), "regime", str(root / "symgauss" / "examples" /
-                                                      "c1_limit.json"), "--certificate",
-                              str(cert)], capture_output=True, text=True)
-        t1 = time.perf_counter()
-        chk = subprocess.run([str(exe), "check", str(cert)], capture_output=True, text=True)
-        t2 = time.perf_counter()
-    print(f"symgauss regime c1_limit.json: {t1 - t0:.2f} s ({out.stdout.split()[0]}); "
-          f"symgauss check: {t2 - t1:.2f} s ({chk.stdout.split(': ')[1][:9]})")
-
-
 if __name__ == "__main__":
-    if "--cli" in sys.argv[1:]:
-        cli()
-    else:
-        costs()
-        turning()
+    costs()
+    turning()
