@@ -11,7 +11,8 @@ midpoints of P⁻¹ and r ← κr with κ²Q − P⁻¹ ⪰ 0; leaving (before a
 metric, or after the last step): r ← κr with κ²P⁻¹ − Q ⪰ 0 (:func:`enter_shape`,
 :func:`leave_shape`; matrices in balls hold the exact P⁻¹). One step:
 
-1. the a-priori box B as in step 1 above, for the box I = c_k ± r_k·√Q_ii of the set;
+1. the a-priori box B as in step 1 of :mod:`symgauss.kernel.flow`, for the box
+   I = c_k ± r_k·√Q_ii of the set (max x_i on the ellipsoid is r√Q_ii);
 2. the derivative. Dφ_h(y) = Σ_{j<q} h^j·DT_j(y) + R with DT_j the derivatives of the Taylor
    coefficient maps (:meth:`Flow.tangent_matrices`, q = C1_ORDER), evaluated on I; componentwise
    Lagrange, R's entries are those of h^q·DT_q(x(ξ))·V(ξ), x(ξ) ∈ B and V(ξ) = Dφ_ξ(y) with
@@ -24,7 +25,8 @@ metric, or after the last step): r ← κr with κ²P⁻¹ − Q ⪰ 0 (:func:`e
    proves both ≻ 0), ‖Φx‖_{Q'⁻¹} = ‖L'⁻¹ΦLu‖ for x = Lu, so ν²I − KᵀK ≻ 0 for every K in the
    balls of L'⁻¹·[Φ]·L gives ‖Φx‖_{Q'⁻¹} ≤ ν‖x‖_{Q⁻¹} (this form widens [Φ]'s radii by
    √cond(Q') where ν²Q' − ΦQΦᵀ would by cond(Q'));
-4. r_{k+1} = ν·r_k + ‖L'⁻¹(φ_h(c_k) − c_{k+1})‖ (the Taylor enclosure of step 3 above).
+4. r_{k+1} = ν·r_k + ‖L'⁻¹(φ_h(c_k) − c_{k+1})‖ (φ_h(c_k) enclosed as in step 3 of
+   :mod:`symgauss.kernel.flow`).
 
 Where the log-norm of one metric over a step overstates how the flow separates solutions (a
 rotation, or DF far from normal), ν stays near the true growth along the solution.

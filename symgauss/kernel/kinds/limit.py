@@ -9,7 +9,8 @@ the region's level ``rho``, the Taylor ``order`` and ``prec`` (bits), optional `
 at the end by ‖e‖_P ≤ √‖P‖_∞·‖e‖_2), optional ``metrics`` (changes of metric along the steps,
 each proved exactly, ending in ‖·‖_P or ‖·‖_2: :func:`read_switches`), and ``steps``: a list of
 {``h``, ``beta``, ``mu``, ``point``} (step, a-priori box radius — one number, or a list of one
-per svec coordinate —, log-norm bound, svec of the next point), summing to T. Checks:
+per svec coordinate —, log-norm bound, svec of the next point; or a C¹ step, ``nu`` in place of
+``mu``: :mod:`symgauss.kernel.steps`), summing to T. Checks:
 
 1. P − ℓI ≻ 0 (exact); the region E = {‖x − C‖_P² ≤ ρ} contracts at rate λ and ‖F(C)‖_P² < λ²ρ
    (ball arithmetic on the box of radii √ρ·√((P⁻¹)_ii) around C, by DF's affine dependence
