@@ -218,7 +218,7 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None,
                           flow=flow), "in ‖·‖_2")
     if run.stopped:
         return run, "identity"
-    if flow is not None and not hasattr(flow, "tangent_matrices"):
+    if flow is not None:        # C¹ steps are for eq. 1.1 of ``params`` only (the kernel's rule)
         run.why = "; ".join(whys)
         return run, "identity"
     return c1()
