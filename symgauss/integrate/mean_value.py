@@ -35,51 +35,56 @@ from symgauss.integrate.validated import (
     PREC,
     Run,
     _box,
-    _horner,
-    _round,
-    _simple,
+    _floats,
+    _floats_mid,
     _simple_signed,
+    shortened_step,
     taylor_scale,
 )
 from symgauss.kernel.flow import Flow, upper
-from symgauss.kernel.steps import Nu, c1_derivative, c1_step, enter_shape, leave_shape, next_shape
+from symgauss.kernel.steps import (
+    Nu,
+    c1_derivative,
+    c1_step,
+    enter_shape,
+    leave_shape,
+    nu_bounds,
+    shape_map,
+)
 from symgauss.kernel.verdict import NotProved
 
 
-def _floats(M):
-    import numpy as np
-    return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
-
-
-def _estimate(P_np, Q, r):
-    """A float estimate of r in ‖·‖_P (√λmax(P·Q)·r), for the stop test between the kernel's
-    own conversions (:func:`~symgauss.kernel.steps.leave_shape`)."""
+def _estimate(P_inv, Q, r):
+    """A float estimate of r in ‖·‖_P (√λmax(P·Q)·r; ``P_inv`` = P⁻¹ in floats), for the stop
+    test between the kernel's own conversions (:func:`~symgauss.kernel.steps.leave_shape`)."""
     import numpy as np
     from scipy.linalg import eigh
     try:
-        top = float(eigh(_floats(Q), np.linalg.inv(P_np), eigvals_only=True)[-1])
+        top = float(eigh(_floats(Q), P_inv, eigvals_only=True)[-1])
     except (np.linalg.LinAlgError, ValueError):
         return flint.arb("inf")
     return flint.arb(float(r.mid()) * math.sqrt(max(top, 0.0))) if math.isfinite(top) else \
         flint.arb("inf")
 
 
-def least_nu(Phi, Q, Q2) -> list:
-    """Candidates for ν, smallest first: √λmax of (Φ·Q·Φᵀ, Q') at the midpoints (floats) with
-    margins for [Φ]'s radii, as short rationals rounded up."""
+def least_nu(Phi, Q, Q2, K):
+    """The least of a few short rationals ν, rounded up from √λmax of (Φ·Q·Φᵀ, Q') at the
+    midpoints (floats) with margins 10⁻¹⁰…10⁻² for [Φ]'s radii, that the kernel's
+    :func:`~symgauss.kernel.steps.nu_bounds` accepts for the balls K; or None."""
     import numpy as np
     from scipy.linalg import eigh
-    n = Q.nrows()
-    G = np.array([[float(Phi[i, j].mid()) for j in range(n)] for i in range(n)])
-    Qf = np.array([[float(Q[i, j]) for j in range(n)] for i in range(n)])
-    Q2f = np.array([[float(Q2[i, j]) for j in range(n)] for i in range(n)])
+    G = _floats_mid(Phi)
     try:
-        top = float(eigh(G @ Qf @ G.T, Q2f, eigvals_only=True)[-1])
+        top = float(eigh(G @ _floats(Q) @ G.T, _floats(Q2), eigvals_only=True)[-1])
     except (np.linalg.LinAlgError, ValueError):
-        return []
+        return None
     if not math.isfinite(top) or top <= 0:
-        return []
-    return [_simple_signed(math.sqrt(top) * (1 + m), 12) for m in (1e-10, 1e-8, 1e-6, 1e-4, 1e-2)]
+        return None
+    for m in (1e-10, 1e-8, 1e-6, 1e-4, 1e-2):
+        nu = _simple_signed(math.sqrt(top) * (1 + m), 12)
+        if nu_bounds(K, nu):
+            return nu
+    return None
 
 
 def integrate_c1(params, start, P, stop, *, t_max, order: int = ORDER, prec: int = PREC,
@@ -90,10 +95,11 @@ def integrate_c1(params, start, P, stop, *, t_max, order: int = ORDER, prec: int
     converted back to ‖·‖_P as the kernel converts it after the last step
     (:func:`~symgauss.kernel.steps.leave_shape`) — or ``t_max`` or ``max_steps``. The Run's
     radius is in ‖·‖_P; its steps carry ν (:class:`~symgauss.kernel.steps.Nu`)."""
+    import numpy as np
     steps, points, texts = [], [list(start)], []
     t = flint.fmpq(0)
     with flint.ctx.workprec(prec):
-        flow, Pa, P_np = Flow(params), flint.arb_mat(P), _floats(P)
+        flow, Pa, P_inv = Flow(params), flint.arb_mat(P), np.linalg.inv(_floats(P))
         r0 = flint.arb(0) if radius is None else upper(radius)
         Q, r = enter_shape(Pa, r0)
         c = list(start)
@@ -108,41 +114,28 @@ def integrate_c1(params, start, P, stop, *, t_max, order: int = ORDER, prec: int
             except NotProved:
                 return flint.arb("inf")
         while True:
-            if steps and stops(_estimate(P_np, Q, r)) and stops(r_P := exact()):
+            if steps and stops(_estimate(P_inv, Q, r)) and stops(r_P := exact()):
                 return Run(steps, points, r_P, t, True, texts)
             if float(t) >= t_max or len(steps) >= max_steps:
                 return Run(steps, points, exact(), t, False, texts,
                            f"stopped at t = {float(t):.4g} after {len(steps)} C¹ steps")
             co, a0, h0 = taylor_scale(flow, c, order)
-            h, done = min(h0 * safety, 1e6), False
             spread = [upper(flint.arb(Q[i, i])).sqrt() for i in range(len(c))]
-            for _ in range(12):
-                H = _simple(h)
-                rounded = [_round(v, digits) for v in flow.coords(_horner(co, flint.arb(H), order))]
-                nxt = [x for x, _ in rounded]
-                try:
-                    B = _box(flow, c, r, spread, H)
-                    found = c1_derivative(flow, Q, c, r, H, B)
-                    Q2 = next_shape(found[0], Q)
-                    for nu in least_nu(found[0], Q, Q2):
-                        try:
-                            r_new, Q_new = c1_step(flow, Q, c, r, H, B, nu, nxt, order,
-                                                   derivative=found)
-                            break
-                        except NotProved:
-                            continue
-                    else:
-                        raise NotProved("no ν")
-                    local = float(r_new.mid()) - float(nu) * float(r.mid())
-                    if local > tol * max(1.0, a0) and h > 1e-3 * h0 * safety:
-                        raise NotProved("local error over the tolerance")
-                    done = True
-                    break
-                except NotProved:
-                    h /= 2
-            if not done:
+
+            def validate(H, nxt):
+                B = _box(flow, c, r, spread, H)
+                found = c1_derivative(flow, Q, c, r, H, B)
+                nu = least_nu(found[0], Q, *shape_map(found[0], Q)[:2])
+                if nu is None:
+                    raise NotProved("no ν")
+                r_new, Q_new = c1_step(flow, Q, c, r, H, B, nu, nxt, order, derivative=found)
+                return B, (nu, Q_new), r_new, float(nu)
+            found = shortened_step(flow, co, order, digits, h0 * safety, a0, tol, r, validate)
+            if found is None:
                 return Run(steps, points, exact(), t, False, texts,
                            f"no C¹ step could be validated at t = {float(t):.4g}")
+            H, rounded, B, (nu, Q_new), r_new = found
+            nxt = [x for x, _ in rounded]
             steps.append((H, B, Nu(nu), nxt))
             points.append(nxt)
             texts.append([tx for _, tx in rounded])

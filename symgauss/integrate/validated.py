@@ -127,6 +127,28 @@ def _simple(x: float) -> flint.fmpq:
     return flint.fmpq(m * 10 ** (e - 2)) if e >= 2 else flint.fmpq(m, 10 ** (2 - e))
 
 
+def shortened_step(flow, co, order: int, digits: int, h: float, a0: float, tol: float, r,
+                   validate):
+    """The first of h, h/2, h/4, … (12 tries; h at most 10⁶) that makes a step: the next point
+    is the Taylor polynomial ``co`` at H = _simple(h), rounded to ``digits`` significant
+    digits; ``validate(H, point)`` returns (β, rate, r', growth) once the kernel accepts the
+    step (NotProved otherwise), and a step whose local error r' − growth·r passes
+    tol·max(1, a0) is shortened too, down to 10⁻³·h. (H, the rounded point as (rational, text)
+    pairs, β, rate, r'), or None."""
+    floor, h = 1e-3 * h, min(h, 1e6)
+    for _ in range(12):
+        H = _simple(h)
+        rounded = [_round(v, digits) for v in flow.coords(_horner(co, flint.arb(H), order))]
+        try:
+            B, rate, r_new, growth = validate(H, [x for x, _ in rounded])
+            if float(r_new.mid()) - growth * float(r.mid()) > tol * max(1.0, a0) and h > floor:
+                raise NotProved("local error over the tolerance")
+            return H, rounded, B, rate, r_new
+        except NotProved:
+            h /= 2
+    return None
+
+
 def taylor_scale(flow, c, order: int) -> tuple:
     """(the Taylor coefficients at c, the size a0 of c, h0): h0 the step at which the last two
     coefficients reach a0, the radius of convergence as the series sees it; steps are h0 times
@@ -349,42 +371,35 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = ORDER, prec: i
                 return Run(steps, points, r, t, False, texts,
                            f"stopped at t = {float(t):.4g} after {len(steps)} steps", switches)
             co, a0, h0 = taylor_scale(flow, c, order)
-            h = min(h0 * safety, 1e6)
             mu_point = _mu_guess(P_np, flow.jacobian(flow.box(c)))[0]
-            done, shrink = False, 0
-            for _ in range(12):
-                H = _simple(h)
-                rounded = [_round(v, digits) for v in flow.coords(_horner(co, flint.arb(H), order))]
-                nxt = [x for x, _ in rounded]
-                try:
-                    B = _box(flow, c, r, spread, H)
-                    centre = box_center(flow, c, H)
-                    J = flow.jacobian(flow.box(centre, [flint.arb(b) for b in B]))
-                    # the kernel's affine test (flow.contracts_box) with DF at the centre once
-                    Jc = flow.jacobian(flow.box(centre))
-                    widen = widening(flow, Pa, centre, B, slope) / 2
-                    if widen.is_finite():
-                        mu = _least_mu(Pa, P_np, J, lambda m, Jc=Jc, widen=widen, Pa=Pa:
-                                       contracts(Pa, Jc, widen - flint.arb(m)))
-                    else:   # no slopes: the kernel's fallback, the interval matrix DF(box)
-                        mu = _least_mu(Pa, P_np, J, lambda m, J=J, Pa=Pa: contracts(
-                            Pa, J, -flint.arb(m)))
-                    if float(mu) - mu_point > 0.5 + 0.25 * abs(mu_point) and shrink < 3 and \
-                            shrink_box and float(r.mid()) > 0:
-                        shrink += 1     # the box's spread dominates the log-norm: shorter
-                        raise NotProved("log-norm on the box far above the point's")
-                    r_new = step(flow, Pa, ell, c, r, H, B, mu, nxt, order, spread, slope)
-                    local = float(r_new.mid()) - math.exp(min(float(mu) * float(H), 700)) * float(
-                        r.mid())
-                    if local > tol * max(1.0, a0) and h > 1e-3 * h0 * safety:
-                        raise NotProved("local error over the tolerance")
-                    done = True
-                    break
-                except NotProved:
-                    h /= 2
-            if not done:
+            shrink = 0
+
+            def validate(H, nxt):
+                nonlocal shrink
+                B = _box(flow, c, r, spread, H)
+                centre = box_center(flow, c, H)
+                J = flow.jacobian(flow.box(centre, [flint.arb(b) for b in B]))
+                # the kernel's affine test (flow.contracts_box) with DF at the centre once
+                Jc = flow.jacobian(flow.box(centre))
+                widen = widening(flow, Pa, centre, B, slope) / 2
+                if widen.is_finite():
+                    mu = _least_mu(Pa, P_np, J, lambda m, Jc=Jc, widen=widen, Pa=Pa:
+                                   contracts(Pa, Jc, widen - flint.arb(m)))
+                else:   # no slopes: the kernel's fallback, the interval matrix DF(box)
+                    mu = _least_mu(Pa, P_np, J, lambda m, J=J, Pa=Pa: contracts(
+                        Pa, J, -flint.arb(m)))
+                if float(mu) - mu_point > 0.5 + 0.25 * abs(mu_point) and shrink < 3 and \
+                        shrink_box and float(r.mid()) > 0:
+                    shrink += 1     # the box's spread dominates the log-norm: shorter
+                    raise NotProved("log-norm on the box far above the point's")
+                r_new = step(flow, Pa, ell, c, r, H, B, mu, nxt, order, spread, slope)
+                return B, mu, r_new, math.exp(min(float(mu) * float(H), 700))
+            found = shortened_step(flow, co, order, digits, h0 * safety, a0, tol, r, validate)
+            if found is None:
                 return Run(steps, points, r, t, False, texts,
                            f"no step could be validated at t = {float(t):.4g}", switches)
+            H, rounded, B, mu, r_new = found
+            nxt = [x for x, _ in rounded]
             steps.append((H, B, mu, nxt))
             points.append(nxt)
             texts.append([tx for _, tx in rounded])

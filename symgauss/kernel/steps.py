@@ -133,6 +133,22 @@ def _factor(Q):
     return Li.inv(), Li
 
 
+def shape_map(Phi, Q) -> tuple:
+    """(Q', K, L'⁻¹): the next shape (:func:`next_shape`) and the balls of K = L'⁻¹·[Φ]·L
+    (Q = LLᵀ, Q' = L'L'ᵀ; module docstring, step 3)."""
+    Q2 = next_shape(Phi, Q)
+    L, _ = _factor(Q)
+    _, L2i = _factor(Q2)
+    return Q2, L2i * Phi * L, L2i
+
+
+def nu_bounds(K, nu) -> bool:
+    """ν²I − KᵀK ≻ 0 for every K in the balls, so ‖Φx‖_{Q'⁻¹} ≤ ν‖x‖_{Q⁻¹} (step 3)."""
+    n = K.nrows()
+    eye = flint.arb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+    return positive_definite_balls(eye * flint.arb(nu) ** 2 - K.transpose() * K)
+
+
 def c1_step(flow, Q, c, r, h, beta, nu, nxt, order: int, visit=None, derivative=None) -> tuple:
     """One C¹ step (module docstring): (r', Q') with Σ(t + h) in {x : ‖x − nxt‖_{Q'⁻¹} ≤ r'},
     given Σ(t) in {x : ‖x − c‖_{Q⁻¹} ≤ r}. Raises NotProved naming the failing part.
@@ -143,14 +159,8 @@ def c1_step(flow, Q, c, r, h, beta, nu, nxt, order: int, visit=None, derivative=
     Phi, box = derivative or c1_derivative(flow, Q, c, r, h, beta)
     if visit is not None:
         visit(flint.arb(h), box)
-    Q2 = next_shape(Phi, Q)
-    L, _ = _factor(Q)
-    _, L2i = _factor(Q2)
-    K = L2i * Phi * L
-    n = K.nrows()
-    if not positive_definite_balls(flint.arb_mat(n, n, [int(i == j) for i in range(n)
-                                                          for j in range(n)]) * flint.arb(nu) ** 2
-                                   - K.transpose() * K):
+    Q2, K, L2i = shape_map(Phi, Q)
+    if not nu_bounds(K, nu):
         raise NotProved(f"ν = {float(nu):.6g} is not proved to bound the flow map's derivative "
                         "from the step's start shape to its end shape")
     point = flow.taylor(flow.box(c), order - 1)
