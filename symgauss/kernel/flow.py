@@ -134,7 +134,7 @@ class Flow:
         (the n directions in one matrix product)."""
         S = self.taylor(S0, order)
         n = self.d * (self.d + 1) // 2
-        units = [self.box([int(i == k) for i in range(n)]) for k in range(n)]
+        units = [unit(self, n, k) for k in range(n)]
 
         def matrix_of(f):
             cols = [svec_of(f(E)) for E in units]
