@@ -15,7 +15,9 @@ Rules (float, labelled as such):
   a speed that rose more is ``unclear`` (with ``growth_seen``: faster than exponential).
 * ``decay`` / ``singular-limit`` / ``stable-equilibrium``: ‖F(Σ)‖ < 1e-9·max(1, ‖Σ‖) at the end;
   the limit is 0, singular (λmin < 1e-6 λmax) or positive definite.
-* ``unclear``: none of these by t = ``t_max`` (slow, oscillating or borderline).
+* ``unclear``: none of these by t = ``t_max`` (slow, oscillating or borderline); or LSODA needs
+  more than MAX_EVALS field evaluations, when the note adds what the compactified flow shows
+  (:func:`compact_look`).
 
 >>> from symgauss import Problem
 >>> reference_regime(Problem(cov0=[[1]], V=[[1]], B=[[1]]))["kind"]
@@ -92,7 +94,59 @@ def reference_regime(problem, t_max: float = T_MAX) -> dict:
     except _TooSlow:
         return {"kind": "unclear", "t_star": None, "limit": None,
                 "note": f" (LSODA stopped after {MAX_EVALS} field evaluations: stiff or "
-                        "oscillating)"}
+                        f"oscillating{compact_look(problem)})"}
+
+
+#: the compactified look integrates to this τ, with at most COMPACT_EVALS field evaluations
+COMPACT_TAU, COMPACT_EVALS = 1e5, 50_000
+
+
+def compact_look(problem) -> str:
+    """What the compactified flow shows where LSODA on svec Σ is too slow (text to append to
+    its note, or "" when this run fails too): u = 1/tr Σ, Y = Σ/tr Σ and the elapsed time t
+    (dt/dτ = u) integrated in τ to COMPACT_TAU, which stays regular while Σ grows and Y nears
+    rank one (the stiffness in Σ: its small eigenvalues relax at a rate ~ ‖Σ‖). A small u with
+    a rank-one Y and t still rising is a slow passage near a direction at infinity (seed-281
+    general-1-d2: u ≈ 1e-9 while t creeps like 1e-3·ln τ): the floats tell neither where it
+    ends nor how fast, so the note says only what was seen."""
+    import numpy as np
+    from scipy.integrate import solve_ivp
+    d = problem.d
+    A, heads = _float_params(problem)
+    S0 = np.array(problem.cov0.tolist(), dtype=float)
+    evals = [0]
+
+    def field(_tau, z):
+        evals[0] += 1
+        if evals[0] > COMPACT_EVALS:
+            raise _TooSlow
+        u, Y = z[1], z[2:].reshape(d, d)
+        L = A @ Y
+        Q = sum((V @ Y @ B @ Y for V, B in heads), np.zeros((d, d)))
+        L, Q = L + L.T, Q + Q.T
+        g = u * np.trace(L) + np.trace(Q)
+        return np.r_[u, -u * g, (u * L + Q - Y * g).ravel()]
+    def tiny(_tau, z):      # tr Σ below 1e-8: u reaches ∞ at a finite τ when Σ → 0
+        return z[1] - 1e8
+    tiny.terminal = True
+    z0 = np.r_[0.0, 1 / np.trace(S0), (S0 / np.trace(S0)).ravel()]
+    try:
+        sol = solve_ivp(field, (0, COMPACT_TAU), z0, method="LSODA", rtol=1e-10, atol=1e-14,
+                        events=tiny)
+    except _TooSlow:
+        return ""
+    if sol.status < 0:
+        return ""
+    t, u, Y = sol.y[0, -1], sol.y[1, -1], sol.y[2:, -1].reshape(d, d)
+    lam = np.linalg.eigvalsh((Y + Y.T) / 2)
+    ratio = abs(lam[-2]) / lam[-1] if lam[-1] > 0 else float("nan")
+    seen = (f"; the compactified flow (u = 1/tr Σ, Y = Σ/tr Σ, dτ = dt/u; float64) reaches "
+            f"τ = {f'{sol.t[-1]:.3g}'.replace('e+0', 'e').replace('e+', 'e')} at t = {t:.4g} with u = {u:.2g} and Y's two largest "
+            f"eigenvalues in the ratio {ratio:.2g}")
+    if 0 < u < 1e-3 and ratio < 1e-6:
+        seen += (": Σ(t) is large and Σ/tr Σ nearly rank one, lingering near a direction at "
+                 "infinity; the floats do not tell where it goes from there")
+    return seen
 
 
 def _regime(f, full, y0, t_max: float) -> dict:

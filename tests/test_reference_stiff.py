@@ -1,0 +1,60 @@
+"""Where LSODA on svec Σ gives up (too many field evaluations), the float reference says what the
+compactified flow shows instead of only "stiff or oscillating" (seed-281 general-1-d2 of the
+regime ensemble: Σ grows while its small eigenvalue relaxes at a rate ~ ‖Σ‖)."""
+import re
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+import symgauss.questions.regime.reference as ref
+from symgauss import Problem
+
+#: seed-281 general-1-d2, written out (the ensemble's generator may change)
+STIFF = Problem(A=[["0", "-11/8"], ["0", "7/8"]], V=[["-3/4", "-1/4"], ["1/8", "5/8"]],
+                B=[["-5/4", "-9/8"], ["-9/8", "-3/8"]],
+                cov0=[["9/16", "-3/16"], ["-3/16", "11/8"]])
+
+
+def _numbers(note):
+    t, u, ratio = re.search(r"at t = (\S+) with u = (\S+) and Y's two largest eigenvalues in "
+                            r"the ratio ([^:;)]+)", note).groups()
+    return float(t), float(u), float(ratio)
+
+
+def test_the_compactified_look_sees_sigma_grow_towards_rank_one():
+    note = ref.compact_look(STIFF)
+    t, u, ratio = _numbers(note)
+    assert u < 1e-6 and ratio < 1e-9
+    assert "lingering near a direction at infinity" in note
+    # independently, eq. 1.1 itself (DOP853 on svec Σ, up to t = 0.91, short of the stiff part):
+    # tr Σ passes 1e3 and λmin/λmax falls below 1e-5 — the growth towards rank one the note reports
+    f, full, y0 = ref.float_field(STIFF)
+    sol = solve_ivp(f, (0, 0.91), y0, method="DOP853", rtol=1e-10, atol=1e-12)
+    lam = np.linalg.eigvalsh(full(sol.y[:, -1]))
+    assert sol.success and lam.sum() > 1e3 and lam[0] / lam[-1] < 1e-5
+    assert t > 0.91    # the compactified time went past where Σ is already large
+
+
+def test_the_note_is_attached_where_lsoda_gives_up(monkeypatch):
+    monkeypatch.setattr(ref, "MAX_EVALS", 200)
+    out = ref.reference_regime(STIFF)
+    assert out["kind"] == "unclear"
+    assert "LSODA stopped after 200 field evaluations" in out["note"]
+    assert "the compactified flow" in out["note"]
+
+
+def test_a_compactified_run_that_fails_too_adds_nothing(monkeypatch):
+    monkeypatch.setattr(ref, "COMPACT_EVALS", 10)
+    assert ref.compact_look(STIFF) == ""
+
+
+def test_a_plain_problem_is_described_without_the_rank_one_reading():
+    # Σ' = −2Σ (A = −I, no attention): Y stays Σ0/tr Σ0 and u grows past 1e8 (the run stops
+    # there: u reaches ∞ at a finite τ), nothing at infinity
+    p = Problem(A=[[-1, 0], [0, -1]], V=[[0, 0], [0, 0]], B=[[0, 0], [0, 0]],
+                cov0=[[1, 0], [0, 3]])
+    note = ref.compact_look(p)
+    t, u, ratio = _numbers(note)
+    assert abs(ratio - 1 / 3) < 0.005 and u >= 1e8     # the ratio is printed to 2 digits
+    assert abs(t - 9.9034875) < 0.001     # tr Σ = 4e^{−2t} = 1e-8 at t = ln(4e8)/2
+    assert "lingering" not in note
