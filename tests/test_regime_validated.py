@@ -448,9 +448,30 @@ def test_a_blowup_two_float_integrations_agree_on_is_answered_at_level_float(mon
     assert abs(float(r.t_star) - t) <= 0.5 * 10 ** (1 - digits) * t + 1e-7 * t
     true = projective.projective_float
     monkeypatch.setattr(projective, "projective_float",
-                        lambda q: (lambda t, c, k: (t * (1 + 3e-5), c, k))(*true(q)))
+                        lambda q, **kw: (lambda t, c, k: (t * (1 + 3e-5), c, k))(*true(q, **kw)))
     r = classify(p, digits=15)
     assert r.kind == "undecided" and any("disagree" in x for x in r.tried), r
+
+
+@pytest.mark.slow
+def test_a_long_blowup_gets_its_second_float_time_from_more_projective_steps(monkeypatch):
+    """seed-171 general-11-d3: T* ≈ 6.94, the direction at infinity keeps turning (no proof);
+    the projective run reaches u → 0 after 534 Taylor steps, past its default 400, so the
+    answer was undecided. With classify.PROJECTIVE_STEPS it is blow-up at level float, T* as a
+    third integration (DOP853) has it; with 400 steps it is undecided again."""
+    import symgauss.questions.regime.classify as classify_module
+    from symgauss.questions.regime.ensemble import ensemble
+    p = next(q for _, q in ensemble(48, seed=171) if q.name == "general-11-d3")
+    r = classify(p, digits=15)
+    assert (r.kind, r.level, r.enclosure, r.certificate_data) == ("blow-up", "float", None, None)
+    assert "after 534 Taylor steps" in r.evidence
+    digits = len(r.t_star.replace(".", "").lstrip("0"))
+    t = _float_blowup_time(p)
+    assert abs(float(r.t_star) - t) <= 0.5 * 10 ** (1 - digits) * t + 1e-7 * t
+    monkeypatch.setattr(classify_module, "PROJECTIVE_STEPS", 400)
+    r = classify(p, digits=15)
+    assert r.kind == "undecided"
+    assert any("projective system in float64: no u → 0" in x for x in r.tried), r.tried
 
 
 def test_a_blowup_below_a_proof_level_says_what_was_tried():

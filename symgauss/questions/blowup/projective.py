@@ -165,6 +165,12 @@ def projective_float(problem, order: int = 20, max_steps: int = 400):
     u = 1.0 / float(np.trace(S))
     S = S * u
     t, tol = 0.0, 1e-17
+    with np.errstate(all="ignore"):     # an overflowing run ends below (u or t not finite)
+        return _projective_steps(A, heads, W, S, u, t, tol, order, max_steps)
+
+
+def _projective_steps(A, heads, W, S, u, t, tol, order, max_steps):
+    """The Taylor steps of :func:`projective_float` from (S, u, t)."""
     for steps in range(1, max_steps + 1):
         Sc, uc, tc = _series_float(A, heads, W, S, u, order)
         lg = np.log(np.maximum(np.maximum(np.abs(Sc).max(axis=(1, 2)), np.abs(uc)), 1e-300))

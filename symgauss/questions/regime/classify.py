@@ -383,6 +383,11 @@ def _float_answer(proposal, res, method, tried) -> Regime:
 #: the float blow-up answer needs the two float times to agree to this relative distance
 FLOAT_AGREE = 1e-5
 
+#: Taylor steps the projective run may take (its default 400 is a quick cross-check; seed-301
+#: general-21-d4, T* ≈ 3.66, needs 442 and seed-171 general-11-d3, T* ≈ 6.94, 534; a run that
+#: never reaches u → 0 takes 1–1.5 ms a step at d ≤ 4)
+PROJECTIVE_STEPS = 2000
+
 
 def _float_blowup(problem, proposal, res, tried):
     """blow-up at level float when two float integrations agree on T* — LSODA on svec Σ (the
@@ -397,7 +402,7 @@ def _float_blowup(problem, proposal, res, tried):
     from symgauss.questions.blowup.projective import projective_float
     from symgauss.questions.blowup.result import digits_text
     t_ref = proposal.get("t_star")
-    t_proj, _, _ = projective_float(problem)
+    t_proj, _, steps = projective_float(problem, max_steps=PROJECTIVE_STEPS)
     if t_ref is None or t_proj is None or not t_proj > 0:
         tried.append("projective system in float64: no u → 0 (no second float value of T*)")
         return None
@@ -412,7 +417,8 @@ def _float_blowup(problem, proposal, res, tried):
     return Regime("blow-up", "float", f"{proved}two float integrations agree on a blow-up: "
                   f"LSODA on svec Σ (‖Σ‖ passes 1e6 and 1e12 at relative speeds ~ 1/(T* − t)) "
                   f"and the projective "
-                  f"system u = 1/tr Σ → 0 in float64, T* ≈ {t_star} ({shown} digits, one fewer "
+                  f"system in float64 (u = 1/tr Σ → 0 after {steps} Taylor steps), T* ≈ {t_star} "
+                  f"({shown} digits, one fewer "
                   f"than they share: relative distance {rel:.1e}) — evidence, not proved",
                   "two float integrations: LSODA on svec Σ and the projective system "
                   "(symgauss.questions.blowup.projective.projective_float)", t_star=t_star,
