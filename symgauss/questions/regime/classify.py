@@ -380,13 +380,8 @@ def _float_answer(proposal, res, method, tried) -> Regime:
                   tried=tuple(tried))
 
 
-#: the float blow-up answer needs the two float times to agree to this relative distance
-FLOAT_AGREE = 1e-5
-
-#: Taylor steps the projective run may take (its default 400 is a quick cross-check; seed-301
-#: general-21-d4, T* ≈ 3.66, needs 442 and seed-171 general-11-d3, T* ≈ 6.94, 534; a run that
-#: never reaches u → 0 takes 1–1.5 ms a step at d ≤ 4)
-PROJECTIVE_STEPS = 2000
+#: the float T*s agree to FLOAT_AGREE; Taylor steps of the projective run (seed-171: 534 of them)
+FLOAT_AGREE, PROJECTIVE_STEPS = 1e-5, 2000
 
 
 def _float_blowup(problem, proposal, res, tried):
@@ -416,10 +411,9 @@ def _float_blowup(problem, proposal, res, tried):
     proved = f"{res.evidence}; " if res.evidence else ""
     return Regime("blow-up", "float", f"{proved}two float integrations agree on a blow-up: "
                   f"LSODA on svec Σ (‖Σ‖ passes 1e6 and 1e12 at relative speeds ~ 1/(T* − t)) "
-                  f"and the projective "
-                  f"system in float64 (u = 1/tr Σ → 0 after {steps} Taylor steps), T* ≈ {t_star} "
-                  f"({shown} digits, one fewer "
-                  f"than they share: relative distance {rel:.1e}) — evidence, not proved",
+                  f"and the projective system in float64 (u = 1/tr Σ → 0 after {steps} Taylor "
+                  f"steps), T* ≈ {t_star} ({shown} digits, one fewer than they share: relative "
+                  f"distance {rel:.1e}) — evidence, not proved",
                   "two float integrations: LSODA on svec Σ and the projective system "
                   "(symgauss.questions.blowup.projective.projective_float)", t_star=t_star,
                   tried=tuple(tried))
