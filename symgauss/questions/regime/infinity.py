@@ -98,33 +98,14 @@ def _direction(problem, t_star, f, full, y0):
     if not finite:
         return None, math.inf
     S = full(sol.y[:, finite[-1]])
-    G = _compact_field(problem)
+    from symgauss.questions.regime.reference import compact_field
+    G = compact_field(problem)
 
     def g(_tau, y):     # u = 0: Y' = Q(Y) − Y·tr Q(Y)
         return G(_tau, np.r_[0.0, 0.0, y])[2:]
     sol = solve_ivp(g, (0, 400.0), (S / np.trace(S))[np.triu_indices(d)], method="LSODA",
                     rtol=1e-11, atol=1e-14)
     return full(sol.y[:, -1]), float(np.linalg.norm(g(0, sol.y[:, -1])))
-
-
-def _compact_field(problem):
-    """The compactified field with the elapsed time in floats, z = (w, u, svec Y) ↦
-    (u, −u·g, u·L(Y) + Q(Y) − Y·g), g = u·tr L(Y) + tr Q(Y) (svec as
-    :func:`~symgauss.questions.regime.reference.float_field`)."""
-    import numpy as np
-
-    from symgauss.questions.regime.reference import float_field
-    d = problem.d
-    f, full, _ = float_field(problem)
-    fq, _, _ = float_field(problem.replace(A=[[0] * d for _ in range(d)]))
-
-    def G(_tau, z):
-        u, y = z[1], z[2:]
-        q = fq(0, y)
-        lin = f(0, y) - q if u else 0 * q
-        g = u * np.trace(full(lin)) + np.trace(full(q))
-        return np.concatenate([[u, -u * g], u * lin + q - y * g])
-    return G
 
 
 def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
@@ -361,7 +342,9 @@ def _float_entry(problem, c0, inside):
     when it never does; None when LSODA stopped short (nothing known)."""
     import numpy as np
     from scipy.integrate import solve_ivp
-    sol = solve_ivp(_compact_field(problem), (0, 400), [float(x) for x in c0], method="LSODA",
+
+    from symgauss.questions.regime.reference import compact_field
+    sol = solve_ivp(compact_field(problem), (0, 400), [float(x) for x in c0], method="LSODA",
                     rtol=1e-10, atol=1e-14, dense_output=True)
     for tau in np.linspace(0, sol.t[-1], 400):
         if inside([float(x) for x in sol.sol(tau)]):
