@@ -24,6 +24,7 @@ from symgauss.integrate.validated import integrate
 from symgauss.kernel.equations import svec
 from symgauss.kernel.exact import eye
 from symgauss.kernel.flow import Flow, step_work
+from symgauss.kernel.kinds.blowup_infinity import CompactFlow
 from symgauss.kernel.read import read_problem
 from symgauss.kernel.steps import check_steps
 
@@ -63,6 +64,44 @@ def costs() -> None:
                   f"{charged} |", flush=True)
 
 
+def _compact_start(p):
+    """z0 = (w = 0, u = 1/tr Σ0, svec Σ0/tr Σ0) of the compactified flow with the elapsed time."""
+    d = p.cov0.nrows()
+    return [flint.fmpq(0), flint.fmpq(1, d)] + [x / d for x in svec(p.cov0)]
+
+
+def _check_compact(p, steps) -> float:
+    n = len(svec(p.cov0)) + 2
+    with flint.ctx.workprec(128):
+        t0 = time.perf_counter()
+        check_steps(CompactFlow(Flow(p.params)), flint.arb_mat(eye(n)), flint.fmpq(1),
+                    _compact_start(p), steps, 24)
+        return (time.perf_counter() - t0) / max(1, len(steps))
+
+
+def compact_costs() -> None:
+    """The same for the compactified flow (:class:`CompactFlow`, from (0, 1/d, Σ0/d)): the
+    baseline is its log-norm step; "charged" is flow.STEP_COST["compact-c1"]."""
+    rng = random.Random(1)
+    print("| d | heads | compact log-norm µs/step (baseline) | compact C¹ µs/step | ratio | "
+          "charged compact C¹ µs |")
+    print("|---|---|---|---|---|---|")
+    for d in (2, 3, 4, 5):
+        for heads in (1, 8):
+            p = _problem(d, heads, rng)
+            n = d * (d + 1) // 2 + 2
+            with flint.ctx.workprec(128):
+                cf = CompactFlow(Flow(p.params))
+            z0 = _compact_start(p)
+            c1 = integrate_c1(p.params, z0, eye(n), None, t_max=1e9, max_steps=30, flow=cf)
+            log = integrate(p.params, z0, eye(n), flint.fmpq(1), None, t_max=1e9,
+                            max_steps=30, flow=cf)
+            a, b = _check_compact(p, log.steps), _check_compact(p, c1.steps)
+            charged = step_work(d, heads, 24, 128, "compact-c1")
+            print(f"| {d} | {heads} | {a * 1e6:.0f} | {b * 1e6:.0f} | {b / a:.2f} | "
+                  f"{charged} |", flush=True)
+
+
 def turning() -> None:
     p = read_problem({"cov0": [[2, 0], [0, "1/2"]], "A": [["1/10", 3], [-3, "1/10"]]})
     start, r0 = [flint.fmpq(2), flint.fmpq(0), flint.fmpq(1, 2)], flint.arb(flint.fmpq(1, 10 ** 8))
@@ -76,4 +115,5 @@ def turning() -> None:
 
 if __name__ == "__main__":
     costs()
+    compact_costs()
     turning()

@@ -89,17 +89,20 @@ def least_nu(Phi, Q, Q2, K):
 
 def integrate_c1(params, start, P, stop, *, t_max, order: int = ORDER, prec: int = PREC,
                  max_steps: int = 600, safety: float = 0.12, tol: float = 1e-15, radius=None,
-                 digits: int = POINT_DIGITS, stop_time=None) -> Run:
+                 digits: int = POINT_DIGITS, stop_time=None, flow=None) -> Run:
     """C¹ steps from the exact svec ``start`` (within ‖·‖_P-distance ``radius``; P ≻ 0 an
     fmpq_mat) until ``stop(point, r)`` or ``stop_time(point, r, t)`` holds — r the radius
     converted back to ‖·‖_P as the kernel converts it after the last step
     (:func:`~symgauss.kernel.steps.leave_shape`) — or ``t_max`` or ``max_steps``. The Run's
-    radius is in ‖·‖_P; its steps carry ν (:class:`~symgauss.kernel.steps.Nu`)."""
+    radius is in ‖·‖_P; its steps carry ν (:class:`~symgauss.kernel.steps.Nu`). ``flow``: another
+    field with :class:`~symgauss.kernel.flow.Flow`'s methods and its tangents (default eq. 1.1
+    for ``params``; the compactified flow of
+    :class:`~symgauss.kernel.kinds.blowup_infinity.CompactFlow`)."""
     import numpy as np
     steps, points, texts = [], [list(start)], []
     t = flint.fmpq(0)
     with flint.ctx.workprec(prec):
-        flow, Pa, P_inv = Flow(params), flint.arb_mat(P), np.linalg.inv(_floats(P))
+        flow, Pa, P_inv = flow or Flow(params), flint.arb_mat(P), np.linalg.inv(_floats(P))
         r0 = flint.arb(0) if radius is None else upper(radius)
         Q, r = enter_shape(Pa, r0)
         c = list(start)

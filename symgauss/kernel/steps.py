@@ -155,7 +155,7 @@ def c1_step(flow, Q, c, r, h, beta, nu, nxt, order: int, visit=None, derivative=
     ``derivative``: :func:`c1_derivative`'s answer for these arguments, when the caller (the
     search) has it already; :func:`check_steps` never passes it."""
     if not hasattr(flow, "tangent_matrices"):
-        raise Invalid("C¹ steps (key nu) are for eq. 1.1's flow only")
+        raise Invalid("C¹ steps (key nu) are for eq. 1.1's flow and the compactified flow only")
     Phi, box = derivative or c1_derivative(flow, Q, c, r, h, beta)
     if visit is not None:
         visit(flint.arb(h), box)

@@ -161,10 +161,8 @@ class CompactFlow:
                 J[i + 1, j + 1] = Jc[i, j]
         return J
 
-    def taylor(self, z0, order: int) -> list:
-        """Taylor coefficients z_0..z_order: g_k = tr(L_k + Q_k) with L_k = L(Σ_i u_iY_{k−i}),
-        Q_k = Σ_i Q(Y_i, Y_{k−i}) (Q's symmetric bilinear form), then u_{k+1} = −Σ_i u_ig_{k−i}/(k+1),
-        Y_{k+1} = (L_k + Q_k − Σ_i Y_ig_{k−i})/(k+1), w_{k+1} = u_k/(k+1)."""
+    def _series(self, z0, order: int) -> tuple:
+        """(w, u, Y, g, VYB): the coefficient lists of :meth:`taylor` (g to order − 1)."""
         u0, Y0 = self._split(z0)
         w, u, Y, g = [z0[0, 0] if self.w else 0], [u0], [Y0], []
         heads = self.c.f.heads
@@ -182,8 +180,88 @@ class CompactFlow:
             Y.append((L + Q - sum((Y[i] * g[k - i] for i in range(1, k + 1)), Y[0] * g[k]))
                      / (k + 1))
             VYB.append([V * Y[-1] * B for V, B in heads])
-        return [flint.arb_mat(self.m, 1, [w[k]] * self.w + [u[k]] + svec_of(Y[k]))
-                for k in range(order + 1)]
+        return w, u, Y, g, VYB
+
+    def _column(self, w, u, Y):
+        return flint.arb_mat(self.m, 1, [w] * self.w + [u] + svec_of(Y))
+
+    def taylor(self, z0, order: int) -> list:
+        """Taylor coefficients z_0..z_order: g_k = tr(L_k + Q_k) with L_k = L(Σ_i u_iY_{k−i}),
+        Q_k = Σ_i Q(Y_i, Y_{k−i}) (Q's symmetric bilinear form), then u_{k+1} = −Σ_i u_ig_{k−i}/(k+1),
+        Y_{k+1} = (L_k + Q_k − Σ_i Y_ig_{k−i})/(k+1), w_{k+1} = u_k/(k+1)."""
+        w, u, Y, _, _ = self._series(z0, order)
+        return [self._column(w[k], u[k], Y[k]) for k in range(order + 1)]
+
+    def tangents(self, z0, order: int, dirs) -> list:
+        """For each direction D (an m×1 column, exact or a box) the derivatives dz_0..dz_order of
+        the Taylor coefficients through z0 along D (dz_0 = D): :meth:`taylor`'s recursion,
+        differentiated by the product rule (dL_k = L(Σ_i (du_i·Y_{k−i} + u_i·dY_{k−i})), dQ_k =
+        Σ_i (Q(dY_i, Y_{k−i}) + Q(Y_i, dY_{k−i})), dg_k = tr(dL_k + dQ_k), du_{k+1} = −Σ_i (du_i·
+        g_{k−i} + u_i·dg_{k−i})/(k+1), dY_{k+1} = (dL_k + dQ_k − Σ_i (dY_i·g_{k−i} + Y_i·
+        dg_{k−i}))/(k+1), dw_{k+1} = du_k/(k+1)); for the C¹ steps
+        (:func:`symgauss.kernel.steps.c1_step`)."""
+        _, u, Y, g, VYB = self._series(z0, order)
+        heads, out = self.c.f.heads, []
+        for D in dirs:
+            du0, dY0 = self._split(D)
+            dw, du, dY, dg = [D[0, 0] if self.w else 0], [du0], [dY0], []
+            dVYB = [[V * dY0 * B for V, B in heads]]
+            for k in range(order):
+                dL = self.c.lin(sum((dY[k - i] * u[i] + Y[k - i] * du[i] for i in range(k + 1)),
+                                    flint.arb_mat(self.d, self.d)))
+                dQ = flint.arb_mat(self.d, self.d)
+                for h in range(len(heads)):
+                    for i in range(k + 1):
+                        dQ = dQ + dVYB[i][h] * Y[k - i] + VYB[i][h] * dY[k - i]
+                dQ = dQ + dQ.transpose()
+                dg.append(trace(dL) + trace(dQ))
+                dw.append(du[k] / (k + 1))
+                du.append(-sum((du[i] * g[k - i] + u[i] * dg[k - i] for i in range(k + 1)),
+                               flint.arb(0)) / (k + 1))
+                dY.append((dL + dQ - sum((dY[i] * g[k - i] + Y[i] * dg[k - i]
+                                          for i in range(k + 1)),
+                                         flint.arb_mat(self.d, self.d))) / (k + 1))
+                dVYB.append([V * dY[-1] * B for V, B in heads])
+            out.append([self._column(dw[k], du[k], dY[k]) for k in range(order + 1)])
+        return out
+
+    def tangent_matrices(self, z0, order: int) -> list:
+        """D_0..D_order: the m×m matrices of the derivatives of the Taylor coefficient maps at z0
+        (column j is :meth:`tangents` along the j-th unit), all directions at once. The terms of
+        :meth:`tangents`' recursion that pair dz_j with a coefficient of index k − j make a map
+        𝒩_{k−j} (m×m); dg_k = Σ_j ℓ_{k−j}·dz_j with rows ℓ; so R_k = Σ_j ℓ_{k−j}·D_j and
+        D_{k+1} = (Σ_j 𝒩_{k−j}·D_j − Σ_i c_i·R_{k−i})/(k+1), c_i = (0, u_i, svec Y_i)."""
+        _, u, Y, g, _ = self._series(z0, order)
+        m, d, w, heads = self.m, self.d, self.w, self.c.f.heads
+        units = [flint.arb_mat(m, 1, [int(i == j) for i in range(m)]) for j in range(m)]
+        maps, rows = [], []
+        for k in range(order):
+            LY = self.c.lin(Y[k])
+            VYB = [(V * Y[k] * B, B * Y[k], V) for V, B in heads]
+            cols, ell = [], []
+            for e in units:
+                du, dY = self._split(e)
+                X = flint.arb_mat(d, d)
+                for VSB, BS, V in VYB:
+                    X = X + V * dY * BS + VSB * dY
+                N = X + X.transpose()
+                dL = self.c.lin(dY) * u[k] + LY * du
+                ell.append(trace(dL) + trace(N))
+                dw = du if (w and k == 0) else flint.arb(0)
+                cols.append([dw] * w + [-g[k] * du] + svec_of(dL + N - dY * g[k]))
+            maps.append(flint.arb_mat(m, m, [cols[c][r] for r in range(m) for c in range(m)]))
+            rows.append(flint.arb_mat(1, m, ell))
+        cs = [flint.arb_mat(m, 1, [0] * w + [u[i]] + svec_of(Y[i])) for i in range(order)]
+        D, R = [flint.arb_mat(m, m, [int(i == j) for i in range(m) for j in range(m)])], []
+        for k in range(order):
+            R.append(sum((rows[k - j] * D[j] for j in range(1, k + 1)), rows[k] * D[0]))
+            acc = maps[0] * D[k]
+            for j in range(k):
+                acc = acc + maps[k - j] * D[j]
+            for i in range(k + 1):
+                acc = acc - cs[i] * R[k - i]
+            D.append(acc / (k + 1))
+        return D
 
 
 def check_region(flow, P, ell, rho, rate, Ystar):
@@ -264,11 +342,10 @@ def read_compact(witness, ctx, extra_work: int = 0) -> tuple:
     first = witness.get("metrics", [])
     n_switches = len(metrics) if isinstance(metrics, list) else 0
     plain, c1 = step_counts(steps)
-    if step_counts(compact)[1]:
-        raise Invalid("witness.compact_steps: C¹ steps (key nu) are for eq. 1.1's flow only")
+    compact_plain, compact_c1 = step_counts(compact)
     require_work(ctx.problem.d, len(ctx.problem.params.heads), witness["order"], witness["prec"],
                  plain + extra_work + (len(first) if isinstance(first, list) else 0),
-                 len(compact) + SWITCH_WORK * n_switches, c1=c1)
+                 compact_plain + SWITCH_WORK * n_switches, c1=c1, compact_c1=compact_c1)
     P2 = mat(n + 2, n + 2)(witness["compact_P"], "witness.compact_P", ctx)
     if P2.transpose() != P2:
         raise Invalid("witness.compact_P is not symmetric")

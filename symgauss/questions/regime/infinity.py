@@ -68,6 +68,10 @@ METHODS = {"blowup-infinity": "validated integration, then a contraction region 
 #: ensemble, most of it here; the steps lengthen near the attractor: seed-6 symmetric-B-13-d3's
 #: went from 0.06 to 0.14 and entered at τ ≈ 27)
 FIRST_LOOK, PACE, SPEEDUP = 60, 20, 3
+#: at most this many C¹ steps of the compactified flow (each costs the search ~15 ms at d = 2
+#: and the kernel ~8 ms: seed-311 symmetric-B-3-d2 took 781, to its work limit, 12 s, for T* to
+#: 5 digits)
+C1_STEPS = 400
 
 
 def direction(problem, t_star: float):
@@ -187,12 +191,14 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     return _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys)
 
 
-def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None) -> BlowupBound:
+def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
+               reserve: int = 0) -> BlowupBound:
     """Validated steps of eq. 1.1, then of the compactified flow (metric diag(W_WEIGHT, P) at
     first), until ``enclosures(u, Y, t)`` (balls) gives the narrowest T* it will (module
     docstring); ``keys(region)`` is (kind, witness keys) of the region that gave it. ``inside``
     tells from a float state (w, u, svec Y) whether it is in a region (default: ``enclosures``
-    on it)."""
+    on it). ``reserve``: steps of eq. 1.1 whose work the kernel charges for the region's own
+    check (kind blowup-turning's cells), left out of the steps' budget."""
     from symgauss.integrate.validated import ORDER, integrate
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
@@ -245,11 +251,15 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None) 
         with flint.ctx.workprec(PREC):
             return enclosures(z[1], sym_of(z[2:], d), flint.arb(t0) + z[0])
 
-    def deep(c, r):
+    def deep(c, r, k=None):
+        """Whether to stop at c (radius r), the state after k steps (default: one more than
+        the last time; a second look at the same k replaces the first)."""
         with flint.ctx.workprec(PREC):
             found_e = at([flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spread)])
         w_best = min(found_e, key=lambda x: x[0]) if found_e else (math.inf, None, None)
-        history.append((w_best[0], len(history), w_best[2], w_best[1]))
+        if k is not None and history and history[-1][1] == k:
+            history.pop()
+        history.append((w_best[0], len(history) if k is None else k, w_best[2], w_best[1]))
         best = min(history, key=lambda h: h[0])
         # done when T* is known to about DONE digits, or when 10 more steps gained < 1 %, or
         # SLOW more steps less than a digit
@@ -257,8 +267,8 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None) 
             len(history) > 10 and history[-11][0] < 1.01 * best[0]) or (
             len(history) > SLOW and history[-SLOW - 1][0] < 10 * best[0]))
 
-    max_compact = min(MAX_STEPS, (MAX_STEP_WORK - unit * (len(run.steps) + len(run.switches)))
-                      // compact_unit - SWITCH_WORK * COMPACT_SWITCHES)
+    left = MAX_STEP_WORK - unit * (len(run.steps) + len(run.switches) + reserve)
+    max_compact = min(MAX_STEPS, left // compact_unit - SWITCH_WORK * COMPACT_SWITCHES)
     tau_in = _float_entry(problem, c0, inside or (lambda z: bool(at([flint.arb(x) for x in z]))))
     taus, lost = [], []
 
@@ -286,8 +296,26 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None) 
                      adapt=ADAPT, on_metric=follow, max_switches=COMPACT_SWITCHES + 1,
                      stop_time=stop)
     _, k, e, region = min(history, key=lambda h: h[0])
+    why = None
+    if e is None and not lost and max_compact > 0:
+        why_log = crun.why or "no enclosure"
+        # the log-norm steps lost their accuracy (a turning direction at infinity: the radius
+        # grows like e^{∫μ} over each turn, seed-311 symmetric-B-3-d2): C¹ steps, which carry
+        # the enclosure's shape, from the same start in the metric diag(W_WEIGHT, P)
+        from symgauss.integrate.mean_value import integrate_c1
+        history.clear()
+        with flint.ctx.workprec(PREC):
+            spread = spreads(flint.arb_mat(P2), ell2)      # the C¹ run's radius is in P2's
+        c1_max = min(C1_STEPS, left // step_work(d, len(p.heads), ORDER, PREC, "compact-c1"))
+        seen = {}
+        crun = integrate_c1(p, c0, P2, None, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
+                            prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY, max_steps=c1_max,
+                            stop_time=lambda c, r, tau: deep(c, r, seen.setdefault(
+                                tau, len(seen) + 1)))
+        _, k, e, region = min(history, key=lambda h: h[0], default=(0, 0, None, None))
+        why = f"log-norm steps: {why_log}; C¹ steps: {crun.why or 'no enclosure'}"
     if e is None:
-        why = crun.why or "no enclosure"
+        why = why or crun.why or "no enclosure"
         if lost:
             where = ("never enters" if tau_in == math.inf else f"enters near τ ≈ {tau_in:.4g}")
             why = (f"{lost[0][0]} steps reached τ = {lost[0][1]:.4g}; at their pace they cannot "
@@ -313,6 +341,7 @@ def _turning(problem, t_ref, ep, moving) -> BlowupBound:
     (kind ``blowup-turning``, :mod:`symgauss.questions.regime.turning`), or why none."""
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import Flow
+    from symgauss.kernel.kinds.blowup_turning import CELLS_PER_STEP
     from symgauss.questions.regime.turning import turning_region
     unsettled = (f"Σ/tr Σ does not settle at infinity: the flow at infinity still moves it "
                  f"after τ = 400 (‖Y'‖ ≈ {moving:.2g}), so there is no equilibrium at infinity "
@@ -333,7 +362,8 @@ def _turning(problem, t_ref, ep, moving) -> BlowupBound:
             return []
         return [(float(e[1].mid() - e[0].mid()), "turning", e)]
     return _to_region(problem, t_ref, ep, flow, eye(4), flint.fmpq(1), enclosures,
-                      lambda _region: ("blowup-turning", region.keys()), region.inside)
+                      lambda _region: ("blowup-turning", region.keys()), region.inside,
+                      reserve=region.cells // CELLS_PER_STEP)
 
 
 def _float_entry(problem, c0, inside):
