@@ -1,9 +1,11 @@
 """Where LSODA on svec Σ gives up (too many field evaluations), the float reference says what the
 compactified flow shows instead of only "stiff or oscillating" (seed-281 general-1-d2 of the
-regime ensemble: Σ grows while its small eigenvalue relaxes at a rate ~ ‖Σ‖)."""
+regime ensemble: Σ grows while its small eigenvalue relaxes at a rate ~ ‖Σ‖); and where a blow-up
+seen at ‖Σ‖ = 1e6 is not confirmed at 1e12, it says that too."""
 import re
 
 import numpy as np
+import pytest
 from scipy.integrate import solve_ivp
 
 import symgauss.questions.regime.reference as ref
@@ -58,3 +60,33 @@ def test_a_plain_problem_is_described_without_the_rank_one_reading():
     assert abs(ratio - 1 / 3) < 0.005 and u >= 1e8     # the ratio is printed to 2 digits
     assert abs(t - 9.9034875) < 0.001     # tr Σ = 4e^{−2t} = 1e-8 at t = ln(4e8)/2
     assert "lingering" not in note
+
+
+#: seed-341 symmetric-B-43-d3, written out: ‖Σ‖ passes 1e6 near t = 5.944 at a relative speed
+#: that points to T* ≈ 5.9441, but Σ/tr Σ then lingers near a saddle at infinity
+SADDLE = Problem(A=[["-3/8", "5/8", "-1/4"], ["-3/8", "3/4", "1/2"], ["1/2", "5/8", "-7/8"]],
+                 V=[["-3/4", "-1", "1/2"], ["0", "-7/8", "7/8"], ["0", "0", "7/8"]],
+                 B=[["-1/8", "3/4", "-1/4"], ["3/4", "-1/2", "-5/8"], ["-1/4", "-5/8", "-11/8"]],
+                 cov0=[["1/2", "0", "0"], ["0", "1/2", "0"], ["0", "0", "9/16"]])
+
+
+@pytest.mark.slow
+def test_an_unconfirmed_blow_up_says_why_it_is_unclear():
+    """The float reference's second look (on to ‖Σ‖ = 1e12) does not confirm the first T*; the
+    answer is unclear and its note says what was seen, not nothing (it had no note before).
+    Independently: DOP853 on svec Σ passes 1e6 within 0.01 of that time, and LSODA without
+    events at a tighter tolerance ends at t = T* + 1 with ‖Σ‖ below 1e12."""
+    out = ref.reference_regime(SADDLE)
+    assert out["kind"] == "unclear", out
+    m = re.search(r"‖Σ‖ passed 1e6 at t = (\S+) as if T\* ≈ (\S+), but", out.get("note", ""))
+    assert m and "saddle at infinity" in out["note"], out
+    t6, t_star = float(m.group(1)), float(m.group(2))
+    f, full, y0 = ref.float_field(SADDLE)
+
+    def big(_t, y):
+        return np.max(np.abs(y)) - 1e6
+    big.terminal = True
+    sol = solve_ivp(f, (0, t6 + 1), y0, method="DOP853", rtol=1e-11, atol=1e-13, events=big)
+    assert sol.status == 1 and abs(sol.t[-1] - t6) < 0.01, (sol.t[-1], t6)
+    sol = solve_ivp(f, (0, t_star + 1), y0, method="LSODA", rtol=1e-12, atol=1e-14)
+    assert sol.success and np.max(np.abs(sol.y[:, -1])) < 1e12

@@ -19,7 +19,8 @@ Then (witness ``compact_steps``, ``compact_P`` ((n+2)×(n+2)), ``compact_ell`` �
 enclosure of Σ(t0) (z0 = (w = 0, u0, Y0) in ball arithmetic, its midpoint the exact start, the
 ‖·‖_P-distance to it the start radius) validated steps of the compactified field with the elapsed
 time w (dw/dτ = u, :class:`CompactFlow`; the step check of :mod:`symgauss.kernel.flow`, which
-needs no more than a polynomial field) carry z to τ_N, where it must lie in E; then T* ∈
+needs no more than a polynomial field, or C¹ steps, key ``nu``, :mod:`symgauss.kernel.steps`, with
+:meth:`CompactFlow.tangent_matrices`) carry z to τ_N, where it must lie in E; then T* ∈
 t0 + w(τ_N) + [u(τ_N)/K, u(τ_N)/κ]. Σ = Y/u exists on [t0, t0 + w(τ_N)] since u > 0 there
 (u' = −ug keeps its sign). Near T* the compactified flow contracts, so these steps keep their
 accuracy where steps of eq. 1.1 lose it (errors there grow with ‖Σ‖). No compactified steps:

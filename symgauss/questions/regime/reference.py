@@ -205,7 +205,8 @@ def _regime(f, full, y0, t_max: float) -> dict:
                                 "blow-up the float integration cannot tell apart)"}
             return {"kind": "growth", "t_star": None, "limit": None}
         if not sol.success:
-            return {"kind": "unclear", "t_star": None, "limit": None}
+            return {"kind": "unclear", "t_star": None, "limit": None,
+                    "note": f" (LSODA failed at t = {sol.t[-1]:.6g}: {sol.message})"}
         t0 = t1
         history.append(nS)
         F = np.linalg.norm(field(S))
@@ -257,13 +258,18 @@ def _confirmed(f, full, t, y, t_star) -> dict:
     huge.terminal = True
     sol = solve_with_events(f, (t, t_star + 1.0), y, huge, method="LSODA", rtol=1e-10,
                             atol=1e-14)
-    unclear = {"kind": "unclear", "t_star": None, "limit": None}
+    seen = f"‖Σ‖ passed 1e6 at t = {t:.8g} as if T* ≈ {t_star:.8g}"
     if sol.status == -1:
         return {"kind": "blow-up", "t_star": float(t_star), "limit": None}
     if sol.status != 1:
-        return unclear
+        return {"kind": "unclear", "t_star": None, "limit": None,
+                "note": f" ({seen}, but did not reach 1e12 by t = {sol.t[-1]:.8g}: a passage "
+                        "near a saddle at infinity, or a blow-up the floats do not follow)"}
     z = sol.y[:, -1]
     t2 = float(sol.t[-1]) + np.linalg.norm(full(z)) / np.linalg.norm(full(f(0, z)))
     if abs(t2 - t_star) > 1e-4 * abs(t2):
-        return unclear
+        return {"kind": "unclear", "t_star": None, "limit": None,
+                "note": f" ({seen}, but reached 1e12 as if T* ≈ {t2:.8g}: the two estimates "
+                        "differ by more than 1e-4 relative, a passage near a saddle at "
+                        "infinity)"}
     return {"kind": "blow-up", "t_star": t2, "limit": None}
