@@ -268,19 +268,26 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
             len(history) > SLOW and history[-SLOW - 1][0] < 10 * best[0]))
 
     left = MAX_STEP_WORK - unit * (len(run.steps) + len(run.switches) + reserve)
-    max_compact = min(MAX_STEPS, left // compact_unit - SWITCH_WORK * COMPACT_SWITCHES)
+    # the compactified steps' budget in steps' worth, a change of metric counting SWITCH_WORK:
+    # spent as the run goes (it was 24 changes' worth reserved up front, 96 steps at d = 4)
+    budget = left // compact_unit
+    max_compact = min(MAX_STEPS, budget)
     tau_in = _float_entry(problem, c0, inside or (lambda z: bool(at([flint.arb(x) for x in z]))))
-    taus, lost = [], []
+    taus, lost, switched = [], [], [0]
 
     def stop(c, r, tau):
-        """deep; or, before any enclosure, too slow to reach the region (``lost``): at SPEEDUP
-        times the pace of the last PACE steps, not at the float entry τ_in within the budget."""
+        """deep; or out of work (room for one more change of metric and step is kept); or,
+        before any enclosure, too slow to reach the region (``lost``): at SPEEDUP times the pace
+        of the last PACE steps, not at the float entry τ_in within the budget."""
         if deep(c, r):
             return True
         taus.append(float(tau))
         k = len(taus)
+        spent = k + SWITCH_WORK * switched[0]
+        if spent + SWITCH_WORK + 1 > budget:
+            return True
         if tau_in is not None and k >= FIRST_LOOK and k % PACE == 0 and all(
-                h[2] is None for h in history) and taus[-1] + (max_compact - k) * SPEEDUP * (
+                h[2] is None for h in history) and taus[-1] + (budget - spent) * SPEEDUP * (
                 taus[-1] - taus[-1 - PACE]) / PACE < tau_in:
             lost.append((k, taus[-1]))
             return True
@@ -288,6 +295,7 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
 
     def follow(P_new, ell_new):     # a change of metric: the enclosure's box widths change
         nonlocal spread
+        switched[0] += 1
         with flint.ctx.workprec(PREC):
             spread = spreads(flint.arb_mat(P_new), ell_new)
 
