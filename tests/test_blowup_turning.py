@@ -57,12 +57,14 @@ def _series(coef, phi):
 
 
 def _t_star(A, heads, S0):
-    """T* by LSODA on the compactified flow (u, Y, t) in τ (written here, in floats): t → T* as
-    u = 1/tr Σ → 0."""
+    """T* by LSODA on the compactified flow (u, Y, t) in τ (written here, in floats, any d): t →
+    T* as u = 1/tr Σ → 0."""
     from scipy.integrate import solve_ivp
 
+    d = S0.shape[0]
+
     def G(_tau, z):
-        u, Y = z[0], z[1:5].reshape(2, 2)
+        u, Y = z[0], z[1:1 + d * d].reshape(d, d)
         Q = sum(V @ Y @ B @ Y + (V @ Y @ B @ Y).T for V, B in heads)
         L = A @ Y + Y @ A.T
         g = u * np.trace(L) + np.trace(Q)

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from test_blowup_turning import _params, _t_star
 
 from symgauss import Problem
 from symgauss.questions.regime.infinity import find_blowup_at_infinity
@@ -23,25 +24,6 @@ PROBLEM = Problem(
           ["0", "1/8", "15/16", "-1/8"], ["-1/16", "7/8", "-1/8", "29/16"]])
 
 
-def _t_star():
-    """T* by LSODA on the compactified flow (u, Y, t) in τ, written here in floats."""
-    from scipy.integrate import solve_ivp
-    A, V, B = (np.array([[float(Fraction(x)) for x in r] for r in M])
-               for M in (PROBLEM.to_dict()[k] for k in ("A", "V", "B")))
-    S0 = np.array([[float(Fraction(x)) for x in r] for r in PROBLEM.to_dict()["cov0"]])
-
-    def G(_tau, z):
-        u, Y = z[0], z[1:17].reshape(4, 4)
-        Q = V @ Y @ B @ Y + (V @ Y @ B @ Y).T
-        L = A @ Y + Y @ A.T
-        g = u * np.trace(L) + np.trace(Q)
-        return np.r_[-u * g, (u * L + Q - Y * g).ravel(), u]
-    sol = solve_ivp(G, (0, 400), np.r_[1 / np.trace(S0), (S0 / np.trace(S0)).ravel(), 0.0],
-                    method="LSODA", rtol=1e-12, atol=1e-16)
-    assert sol.status == 0 and sol.y[0, -1] < 1e-14
-    return sol.y[-1, -1]
-
-
 @pytest.mark.slow
 def test_a_long_compactified_leg_fits_the_work_budget():
     found = find_blowup_at_infinity(PROBLEM, 1.0071171069198053)
@@ -49,7 +31,8 @@ def test_a_long_compactified_leg_fits_the_work_budget():
     assert found.certificate["kind"] == "blowup-infinity"
     lo, hi = (float(Fraction(x)) for x in found.enclosure)
     assert hi - lo < 1e-8
-    t = _t_star()
+    t = _t_star(*_params(PROBLEM.to_dict()), np.array(
+        [[float(Fraction(x)) for x in r] for r in PROBLEM.to_dict()["cov0"]]))
     assert lo - 1e-8 < t < hi + 1e-8, (lo, t, hi)
     steps = found.certificate["witness"]["compact_steps"]
     assert len(steps) > 560     # more than the reserved budget allowed
