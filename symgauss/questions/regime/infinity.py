@@ -46,8 +46,10 @@ COMPACT_TOL, COMPACT_SAFETY, DONE = 1e-16, 0.3, 9
 #: ... or once SLOW steps inside a region gained less than a digit of T* (a slab around a slow
 #: manifold narrows like u: examples/blowup_slab.json went on for 1 300 steps, 50 s in all)
 SLOW = 250
-#: the float flow at infinity (u = 0) has settled when ‖Y'‖ is below this at its end (τ = 400)
-SETTLED = 1e-6
+#: the float flow at infinity (u = 0) has settled when ‖Y'‖ is below this at its end (τ = 400);
+#: below NEARLY an equilibrium at infinity is tried before a turning direction (seed-351
+#: symmetric-B-3-d2: ‖Y'‖ ≈ 3.6e-6 there, a weakly attracting equilibrium)
+SETTLED, NEARLY = 1e-6, 1e-3
 #: u pieces of the slab around the slow manifold (kind blowup-slab)
 SLAB_PIECES = 8
 #: at most this many changes of metric along the compactified steps (each reserves SWITCH_WORK
@@ -116,23 +118,41 @@ def find_blowup_at_infinity(problem, t_ref: float) -> BlowupBound:
     """A kernel-verified ``blowup-infinity`` certificate, or why none was found."""
     import numpy as np
 
-    from symgauss.kernel.flow import Flow, pairs, sym_of
-    from symgauss.kernel.kinds.blowup_infinity import Compact, enclosure_at
-    from symgauss.kernel.kinds.blowup_slab import slab_enclosure
     from symgauss.kernel.read import read_problem
-    from symgauss.questions.regime.basin import _q
-    d = problem.d
-    n = d * (d + 1) // 2
     data = problem.to_dict()
     data.pop("name", None)
     ep = read_problem(data)
-    p = ep.params
     Y, moving = direction(problem, t_ref)
     if Y is None or not (np.all(np.isfinite(Y)) and math.isfinite(moving)):
         return BlowupBound(None, "the float integrations towards T* and on at infinity gave no "
                            "finite direction Σ/tr Σ (they overflowed)")
     if not moving < SETTLED:
-        return _turning(problem, t_ref, ep, moving)
+        if not moving < NEARLY:
+            return _turning(problem, t_ref, ep, moving)
+        # still moving, slowly: a weakly attracting equilibrium at infinity is tried first
+        near = _at_equilibrium(problem, t_ref, ep, Y)
+        if near.certificate is not None:
+            return near
+        turning = _turning(problem, t_ref, ep, moving)
+        if turning.certificate is not None:
+            return turning
+        return BlowupBound(None, f"{turning.why}; as an equilibrium at infinity (‖Y'‖ ≈ "
+                           f"{moving:.2g} is small): {near.why}")
+    return _at_equilibrium(problem, t_ref, ep, Y)
+
+
+def _at_equilibrium(problem, t_ref, ep, Y) -> BlowupBound:
+    """Newton's method from the float direction Y at infinity, then a contraction region
+    around the equilibrium (or a slab), then the steps into it; or why none."""
+    import numpy as np
+
+    from symgauss.kernel.flow import Flow, pairs, sym_of
+    from symgauss.kernel.kinds.blowup_infinity import Compact, enclosure_at
+    from symgauss.kernel.kinds.blowup_slab import slab_enclosure
+    from symgauss.questions.regime.basin import _q
+    d = problem.d
+    n = d * (d + 1) // 2
+    p = ep.params
     with flint.ctx.workprec(200):
         flow = Flow(p)
         cp, zero = Compact(flow), flint.arb(0)

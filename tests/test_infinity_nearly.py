@@ -1,0 +1,58 @@
+"""A direction at infinity that still moves slowly after τ = 400 (‖Y'‖ between 1e-6 and 1e-3)
+is tried as an equilibrium at infinity before (or, at d > 2, instead of only naming) a turning
+direction, and the answer says what each try found. Seed-361 symmetric-B-43-d3 (d = 3, a
+blow-up near T* ≈ 6.6846 by LSODA): its direction at infinity settles slowly (rate ≈ 0.011 in
+τ) onto a rank-one Y* where tr Q(Y*) = 0 — u' = −u·tr Q(Y*) has rate 0 there, so the
+equilibrium is not hyperbolic and not proved attracting. The float flow at infinity written
+here confirms both: slow at τ = 400, and tr Q → 0 by τ = 1600."""
+from fractions import Fraction
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from symgauss import Problem
+from symgauss.questions.regime.infinity import find_blowup_at_infinity
+
+#: seed-361 symmetric-B-43-d3 of the regime ensemble, written out
+PROBLEM = Problem(A=[["-5/8", "-5/8", "5/8"], ["1/8", "1/4", "-1/2"], ["0", "-1/4", "3/8"]],
+                  V=[["-9/8", "9/8", "0"], ["-1/4", "5/8", "0"], ["1/8", "-1/8", "1/2"]],
+                  B=[["1/2", "-1/8", "0"], ["-1/8", "0", "3/8"], ["0", "3/8", "-3/8"]],
+                  cov0=[["13/16", "1/4", "-1/4"], ["1/4", "13/16", "0"], ["-1/4", "0", "1"]])
+
+
+def _at_infinity():
+    """(‖Y'‖ at τ = 400, tr Q(Y) at τ = 1600) of the flow at infinity (u = 0: Y' = Q(Y) −
+    Y·tr Q(Y)) from Σ at tr Σ = 1e5 (LSODA on Σ' = MΣ + ΣMᵀ, both written here)."""
+    A, V, B = (np.array([[float(Fraction(x)) for x in r] for r in PROBLEM.to_dict()[k]])
+               for k in ("A", "V", "B"))
+    S0 = np.array([[float(Fraction(x)) for x in r] for r in PROBLEM.to_dict()["cov0"]])
+
+    def f(_t, y):
+        S = y.reshape(3, 3)
+        M = A + V @ S @ B
+        return (M @ S + S @ M.T).ravel()
+
+    def big(_t, y):
+        return np.trace(y.reshape(3, 3)) - 1e5
+    big.terminal = True
+    S = solve_ivp(f, (0, 20), S0.ravel(), method="LSODA", rtol=1e-10, atol=1e-14,
+                  events=big).y[:, -1].reshape(3, 3)
+
+    def Q(y):
+        Y = y.reshape(3, 3)
+        return V @ Y @ B @ Y + (V @ Y @ B @ Y).T
+
+    def g(_tau, y):
+        return (Q(y) - y.reshape(3, 3) * np.trace(Q(y))).ravel()
+    sol = solve_ivp(g, (0, 1600), (S / np.trace(S)).ravel(), method="LSODA", rtol=1e-11,
+                    atol=1e-14, dense_output=True)
+    return float(np.linalg.norm(g(0, sol.sol(400)))), float(np.trace(Q(sol.sol(1600))))
+
+
+def test_a_slowly_settling_direction_is_tried_as_an_equilibrium_and_both_tries_are_named():
+    v400, trq = _at_infinity()
+    assert 1e-6 < v400 < 1e-3 and abs(trq) < 1e-7       # slow at τ = 400; tr Q → 0
+    found = find_blowup_at_infinity(PROBLEM, 6.684629118535596)
+    assert found.certificate is None
+    assert "as an equilibrium at infinity" in found.why, found.why
+    assert "not proved attracting" in found.why and "d = 2 only" in found.why, found.why
