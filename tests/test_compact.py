@@ -274,8 +274,9 @@ def test_steps_of_eq_1_1_that_change_metric_verify_and_tampered_changes_do_not()
 def test_compactified_steps_too_slow_for_the_region_stop_early_and_say_why():
     """seed-111 two-heads-22-d4: the float compactified flow enters the region only near
     τ ≈ 28, while the validated steps creep (200 steps reach τ ≈ 5.4), so that even at three
-    times their pace they cannot get there within their budget. The search stops at a look, long
-    before the budget is spent, and says so."""
+    times their pace they cannot get there within their budget. The search stops at a look,
+    before the budget is spent (at 320 of about 578 steps' worth since the budget is no longer
+    cut by 24 changes of metric reserved up front), and says so."""
     import re
 
     from symgauss.kernel.flow import MAX_STEP_WORK, step_work
@@ -288,7 +289,7 @@ def test_compactified_steps_too_slow_for_the_region_stop_early_and_say_why():
     assert res.certificate is None
     k = int(re.search(r"\((\d+) steps reached τ", res.why).group(1))
     budget = MAX_STEP_WORK // step_work(4, 2, 24, PREC, "compact")
-    assert k >= FIRST_LOOK and (k - FIRST_LOOK) % PACE == 0 and 2 * k < budget, (k, budget)
+    assert k >= FIRST_LOOK and (k - FIRST_LOOK) % PACE == 0 and k < budget, (k, budget)
     assert "cannot reach the region" in res.why and "enters near τ" in res.why, res.why
 
 

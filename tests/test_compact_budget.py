@@ -36,3 +36,36 @@ def test_a_long_compactified_leg_fits_the_work_budget():
     assert lo - 1e-8 < t < hi + 1e-8, (lo, t, hi)
     steps = found.certificate["witness"]["compact_steps"]
     assert len(steps) > 560     # more than the reserved budget allowed
+
+
+#: seed-301 general-21-d4 of the regime ensemble, written out: the steps of eq. 1.1 towards T*
+#: change to metrics that follow Σ as it nears rank one, and the last one is very ill-conditioned
+ILL = Problem(
+    A=[["5/4", "11/8", "-1/8", "3/4"], ["-1/8", "3/4", "1/4", "0"], ["1/4", "1", "-1/8", "1/8"],
+       ["-5/8", "0", "1/8", "0"]],
+    V=[["-1/2", "5/8", "-1/2", "-1/8"], ["-1/8", "-7/4", "-1", "5/8"],
+       ["-1/2", "1", "1/4", "3/8"], ["-3/4", "1/8", "3/4", "-5/4"]],
+    B=[["3/8", "5/4", "1/8", "3/8"], ["1/2", "1", "-3/4", "5/8"], ["3/4", "-3/8", "9/8", "-5/4"],
+       ["1/8", "-1/2", "1/8", "-1/4"]],
+    cov0=[["11/16", "-3/16", "3/16", "-1/8"], ["-3/16", "13/16", "-3/16", "1/8"],
+          ["3/16", "-3/16", "11/8", "-17/16"], ["-1/8", "1/8", "-17/16", "33/16"]])
+
+
+@pytest.mark.slow
+def test_the_compactified_steps_start_from_an_accurate_sigma(monkeypatch):
+    """The switch to the compactified flow looks at the Euclidean error r/√ell of the steps of
+    eq. 1.1, not at r in their last metric: with the latter (3.4e-8 in a metric with ell ≈
+    1e-14) the compactified steps started 3.2e-3 from their centre and none validated after
+    τ = 0.077; now they start within 1e-8 and run accurately (the float run of this problem then
+    never enters the region within τ = 400, so no certificate; the check is the hand-over)."""
+    import symgauss.integrate.validated as validated
+    starts, inner = [], validated.integrate
+
+    def spy(*args, **kwargs):
+        if kwargs.get("radius") is not None:
+            starts.append(float(kwargs["radius"].mid()))
+        return inner(*args, **kwargs)
+    monkeypatch.setattr(validated, "integrate", spy)
+    found = find_blowup_at_infinity(ILL, 3.6611083884014293)
+    assert starts and starts[0] < 1e-8, (starts, found.why)
+    assert "no step could be validated" not in found.why, found.why
