@@ -52,8 +52,8 @@ SLOW = 250
 SETTLED, NEARLY = 1e-6, 1e-3
 #: u pieces of the slab around the slow manifold (kind blowup-slab)
 SLAB_PIECES = 8
-#: at most this many changes of metric along the compactified steps (each reserves SWITCH_WORK
-#: steps' work; with 8, seed-151 symmetric-B-23-d4's radius grew to 0.02 by τ = 76 and the steps
+#: at most this many changes of metric along the compactified steps (each costs SWITCH_WORK
+#: steps' work when it happens; with 8, seed-151 symmetric-B-23-d4's radius grew to 0.02 by τ = 76 and the steps
 #: failed; with 24 it stays near 10⁻¹¹ and they enter the region at τ = 63)
 COMPACT_SWITCHES = 24
 #: the method, by the kind of certificate found
