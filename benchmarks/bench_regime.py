@@ -102,7 +102,8 @@ def run_child(k: int, seed: int, count: int, timeout: float, outdir: str) -> dic
     return {**json.loads(out.stdout.strip().splitlines()[-1]), "process": process}
 
 
-CLI_EXAMPLES = ("general3", "singular_limit", "general_blowup", "blowup_at_infinity", "c1_limit")
+CLI_EXAMPLES = ("general3", "singular_limit", "general_blowup", "blowup_at_infinity", "c1_limit",
+                "blowup_turning_c1")
 
 
 def time_cli(outdir: str) -> None:
