@@ -39,65 +39,45 @@ def _problem(d: int, heads: int, rng):
                          "heads": [{"V": rnd(0.3), "B": rnd(0.3)} for _ in range(heads)]})
 
 
-def _check_per_step(p, steps) -> float:
-    n = len(svec(p.cov0))
+def _setup(p, compact: bool):
+    """(flow, start): eq. 1.1 from svec Σ0, or the compactified flow with the elapsed time
+    (:class:`CompactFlow`) from z0 = (w = 0, u = 1/tr Σ0, svec Σ0/tr Σ0), at 128 bits."""
+    with flint.ctx.workprec(128):
+        flow = Flow(p.params)
+        if not compact:
+            return flow, svec(p.cov0)
+        d = p.cov0.nrows()
+        return CompactFlow(flow), [flint.fmpq(0), flint.fmpq(1, d)] + [x / d for x in
+                                                                        svec(p.cov0)]
+
+
+def _check_per_step(p, steps, compact: bool = False) -> float:
+    flow, start = _setup(p, compact)
+    n = len(start)
     with flint.ctx.workprec(128):
         t0 = time.perf_counter()
-        check_steps(Flow(p.params), flint.arb_mat(eye(n)), flint.fmpq(1), svec(p.cov0), steps, 24)
+        check_steps(flow, flint.arb_mat(eye(n)), flint.fmpq(1), start, steps, 24)
         return (time.perf_counter() - t0) / max(1, len(steps))
 
 
-def costs() -> None:
+def costs(compact: bool = False) -> None:
+    """What the kernel pays per C¹ step against a log-norm step, for eq. 1.1 or (``compact``)
+    the compactified flow; "charged" is flow.STEP_COST["c1"] or ["compact-c1"]."""
     rng = random.Random(1)
-    print("| d | heads | log-norm µs/step (baseline) | C¹ µs/step | ratio | charged C¹ µs |")
+    kind, name = ("compact-c1", "compact ") if compact else ("c1", "")
+    print(f"| d | heads | {name}log-norm µs/step (baseline) | {name}C¹ µs/step | ratio | "
+          f"charged {name}C¹ µs |")
     print("|---|---|---|---|---|---|")
     for d in (2, 3, 4, 5):
         for heads in (1, 8):
             p = _problem(d, heads, rng)
-            n = d * (d + 1) // 2
-            c1 = integrate_c1(p.params, svec(p.cov0), eye(n), None, t_max=1e9, max_steps=30)
-            log = integrate(p.params, svec(p.cov0), eye(n), flint.fmpq(1), None, t_max=1e9,
-                            max_steps=30)
-            a, b = _check_per_step(p, log.steps), _check_per_step(p, c1.steps)
-            charged = step_work(d, heads, 24, 128, "c1")
-            print(f"| {d} | {heads} | {a * 1e6:.0f} | {b * 1e6:.0f} | {b / a:.2f} | "
-                  f"{charged} |", flush=True)
-
-
-def _compact_start(p):
-    """z0 = (w = 0, u = 1/tr Σ0, svec Σ0/tr Σ0) of the compactified flow with the elapsed time."""
-    d = p.cov0.nrows()
-    return [flint.fmpq(0), flint.fmpq(1, d)] + [x / d for x in svec(p.cov0)]
-
-
-def _check_compact(p, steps) -> float:
-    n = len(svec(p.cov0)) + 2
-    with flint.ctx.workprec(128):
-        t0 = time.perf_counter()
-        check_steps(CompactFlow(Flow(p.params)), flint.arb_mat(eye(n)), flint.fmpq(1),
-                    _compact_start(p), steps, 24)
-        return (time.perf_counter() - t0) / max(1, len(steps))
-
-
-def compact_costs() -> None:
-    """The same for the compactified flow (:class:`CompactFlow`, from (0, 1/d, Σ0/d)): the
-    baseline is its log-norm step; "charged" is flow.STEP_COST["compact-c1"]."""
-    rng = random.Random(1)
-    print("| d | heads | compact log-norm µs/step (baseline) | compact C¹ µs/step | ratio | "
-          "charged compact C¹ µs |")
-    print("|---|---|---|---|---|---|")
-    for d in (2, 3, 4, 5):
-        for heads in (1, 8):
-            p = _problem(d, heads, rng)
-            n = d * (d + 1) // 2 + 2
-            with flint.ctx.workprec(128):
-                cf = CompactFlow(Flow(p.params))
-            z0 = _compact_start(p)
-            c1 = integrate_c1(p.params, z0, eye(n), None, t_max=1e9, max_steps=30, flow=cf)
-            log = integrate(p.params, z0, eye(n), flint.fmpq(1), None, t_max=1e9,
-                            max_steps=30, flow=cf)
-            a, b = _check_compact(p, log.steps), _check_compact(p, c1.steps)
-            charged = step_work(d, heads, 24, 128, "compact-c1")
+            flow, start = _setup(p, compact)
+            n = len(start)
+            c1 = integrate_c1(p.params, start, eye(n), None, t_max=1e9, max_steps=30, flow=flow)
+            log = integrate(p.params, start, eye(n), flint.fmpq(1), None, t_max=1e9,
+                            max_steps=30, flow=flow)
+            a, b = (_check_per_step(p, run.steps, compact) for run in (log, c1))
+            charged = step_work(d, heads, 24, 128, kind)
             print(f"| {d} | {heads} | {a * 1e6:.0f} | {b * 1e6:.0f} | {b / a:.2f} | "
                   f"{charged} |", flush=True)
 
@@ -115,5 +95,5 @@ def turning() -> None:
 
 if __name__ == "__main__":
     costs()
-    compact_costs()
+    costs(compact=True)
     turning()

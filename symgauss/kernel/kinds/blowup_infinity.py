@@ -188,8 +188,8 @@ class CompactFlow:
 
     def taylor(self, z0, order: int) -> list:
         """Taylor coefficients z_0..z_order: g_k = tr(L_k + Q_k) with L_k = L(Σ_i u_iY_{k−i}),
-        Q_k = Σ_i Q(Y_i, Y_{k−i}) (Q's symmetric bilinear form), then u_{k+1} = −Σ_i u_ig_{k−i}/(k+1),
-        Y_{k+1} = (L_k + Q_k − Σ_i Y_ig_{k−i})/(k+1), w_{k+1} = u_k/(k+1)."""
+        Q_k = Σ_i Q(Y_i, Y_{k−i}) (Q's symmetric bilinear form), then u_{k+1} =
+        −Σ_i u_ig_{k−i}/(k+1), Y_{k+1} = (L_k + Q_k − Σ_i Y_ig_{k−i})/(k+1), w_{k+1} = u_k/(k+1)."""
         w, u, Y, _, _ = self._series(z0, order)
         return [self._column(w[k], u[k], Y[k]) for k in range(order + 1)]
 
@@ -234,19 +234,21 @@ class CompactFlow:
         D_{k+1} = (Σ_j 𝒩_{k−j}·D_j − Σ_i c_i·R_{k−i})/(k+1), c_i = (0, u_i, svec Y_i)."""
         _, u, Y, g, _ = self._series(z0, order)
         m, d, w, heads = self.m, self.d, self.w, self.c.f.heads
-        units = [flint.arb_mat(m, 1, [int(i == j) for i in range(m)]) for j in range(m)]
+        # the units (du, dY) and L(dY), the same for every k
+        units = [self._split(flint.arb_mat(m, 1, [int(i == j) for i in range(m)]))
+                 for j in range(m)]
+        units = [(du, dY, self.c.lin(dY)) for du, dY in units]
         maps, rows = [], []
         for k in range(order):
             LY = self.c.lin(Y[k])
             VYB = [(V * Y[k] * B, B * Y[k], V) for V, B in heads]
             cols, ell = [], []
-            for e in units:
-                du, dY = self._split(e)
+            for du, dY, LdY in units:
                 X = flint.arb_mat(d, d)
                 for VSB, BS, V in VYB:
                     X = X + V * dY * BS + VSB * dY
                 N = X + X.transpose()
-                dL = self.c.lin(dY) * u[k] + LY * du
+                dL = LdY * u[k] + LY * du
                 ell.append(trace(dL) + trace(N))
                 dw = du if (w and k == 0) else flint.arb(0)
                 cols.append([dw] * w + [-g[k] * du] + svec_of(dL + N - dY * g[k]))
