@@ -25,27 +25,17 @@ def find_bounded(problem) -> BlowupBound:
     from symgauss.kernel.kinds.bounded import MAX_D
     from symgauss.kernel.read import mat_text, read_problem
     from symgauss.questions.regime.basin import _down, _problem_data, _q
+    from symgauss.questions.regime.decay_cone import _forms
     from symgauss.questions.regime.reference import _float_params
     if problem.d > MAX_D:
         return BlowupBound(None, f"d = {problem.d} is over kind bounded-linear's d ≤ {MAX_D}")
     A, heads = _float_params(problem)
     d = problem.d
     idx = pairs(d)      # the kernel's coordinates of Sym(d)
-    units = []
-    for i, j in idx:
-        E = np.zeros((d, d))
-        E[i, j] = E[j, i] = 1
-        units.append(E)
-    n = len(idx)
+    M_of, _, _, n = _forms(d, heads, A)
     P = cp.Variable((d, d), symmetric=True)
     t = cp.Variable()
-    Ms = []
-    for k in range(n):
-        for m in range(n):
-            Ms.append(sum(cp.trace(P @ V @ units[k] @ B @ units[m]) +
-                          cp.trace(P @ V @ units[m] @ B @ units[k]) for V, B in heads))
-    M = cp.reshape(cp.hstack(Ms), (n, n), order="C")
-    Msym = (M + M.T) / 2
+    Msym = M_of(P)
     prob = cp.Problem(cp.Maximize(t), [-Msym >> t * np.eye(n), P >> 1e-3 * np.eye(d),
                                        cp.trace(P) == 1])
     try:
@@ -80,9 +70,21 @@ METHOD = ("a linear functional tr(PΣ) with a dissipative quadratic part, checke
           "(symgauss.questions.regime.bounded)")
 
 
+DECAY_METHOD = ("a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0, checked exactly "
+                "(symgauss.questions.regime.decay_cone)")
+
+
 def bounded_regime(problem, tried, Regime):
-    """``bounded`` at level exact from a kernel-verified ``bounded-linear`` certificate, as
-    ``Regime`` (classify's class, passed in), or None (``tried`` says why)."""
+    """``decay`` (from a kernel-verified ``decay-cone`` certificate) or else ``bounded`` (from a
+    ``bounded-linear`` one), at level exact, as ``Regime`` (classify's class, passed in), or None
+    (``tried`` says why)."""
+    from symgauss.questions.regime.decay_cone import find_decay_cone
+    res = find_decay_cone(problem)
+    if res.certificate is not None:
+        return Regime("decay", "exact", res.certificate["claim"]["statement"] +
+                      " (kernel: VERIFIED)", DECAY_METHOD, certificate_data=res.certificate,
+                      tried=tuple(tried))
+    tried.append(f"a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0: {res.why}")
     res = find_bounded(problem)
     if res.certificate is None:
         tried.append(f"a linear functional tr(PΣ) bounding Σ(t): {res.why}")
