@@ -49,6 +49,7 @@ symgauss regime "$ex/blowup_turning_c1.json" --certificate "$out/blowup_turning_
 symgauss regime "$ex/riccati_limit.json" --certificate "$out/limit_riccati.json" >/dev/null
 symgauss regime "$ex/bounded.json" --certificate "$out/bounded_linear.json" >/dev/null
 symgauss regime "$ex/decay_a0.json" --certificate "$out/decay_cone.json" >/dev/null
+symgauss regime "$ex/decay_singular_a.json" --certificate "$out/decay_cone_steps.json" >/dev/null
 symgauss regime "$ex/growth.json" --certificate "$out/growth_general.json" >/dev/null
 symgauss regime "$ex/growth_d3.json" --certificate "$out/growth_schur_d3.json" >/dev/null
 symgauss regime "$ex/growth_riccati.json" --certificate "$out/growth_riccati.json" >/dev/null

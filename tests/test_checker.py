@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 3460  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 3490  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -51,9 +51,10 @@ KERNEL_LINES = 3460  # lines of code of symgauss/kernel (1268 when the closed sc
 # n at once as svec matrices), the mean-value step with the enclosure's shape carried along, the
 # shape's entry from and exit to a metric, check_steps moved from flow.py beside them; +66
 # (→ 3378) with C¹ steps of the compactified flow (CompactFlow's tangents, one direction and all
-# at once, and their price in the work limit), seventeenth attempt; +63 (→ 3441) with kind
+# at once, and their price in the work limit), seventeenth attempt; +98 (→ 3476) with kinds
 # decay-cone, exact: tr(PΣ) dissipative on the cone Σ ⪰ 0 (a Kronecker multiplier K ⪰ 0), so
-# algebraic decay when A is not Hurwitz (A = 0, or singular), eighteenth attempt
+# algebraic decay when A is not Hurwitz (A = 0, or singular), and decay-cone-steps, rigorous:
+# validated steps first, then the same from Σ(t0), eighteenth attempt
 
 
 def _certs():

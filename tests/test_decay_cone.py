@@ -180,3 +180,75 @@ def test_no_decay_certificate_where_sigma_does_not_decay():
     for name in ("bounded.json", "growth.json"):
         res = find_decay_cone(load_problem(ROOT / "symgauss" / "examples" / name))
         assert res.certificate is None, name
+
+
+STEPS_EXAMPLE = ROOT / "symgauss" / "examples" / "decay_singular_a.json"
+
+
+def _steps_cert():
+    return json.loads((ROOT / "certificates" / "decay_cone_steps.json").read_text())
+
+
+def test_the_checked_in_steps_certificate_verifies_and_a_float_run_stays_under_its_bound():
+    """A's eigenvalues are −9/8 and 0 exactly; Σ0 is too large for a cone region, so validated
+    steps come first (level rigorous, not exact)."""
+    c = _steps_cert()
+    v = check_certificate(c)
+    assert (v.status, v.kind, v.level) == ("verified", "decay-cone-steps", "rigorous"), v.reason
+    b, k = float(Fraction(c["claim"]["bound"])), float(Fraction(c["claim"]["rate"]))
+    t0 = float(Fraction(c["claim"]["t_enter"]))
+    ts, tr = _float_traces(c["problem"], 2000, 20001)
+    after = ts >= t0
+    assert np.all(tr[after] <= b / (1 + k * (ts[after] - t0)))
+    assert tr[0] > b        # the bound does not hold at t = 0: the steps are needed
+
+
+def _tampered_steps(edit):
+    c = copy.deepcopy(_steps_cert())
+    cl, w = c["claim"], c["witness"]
+    if edit == "t_enter":
+        cl["t_enter"] = str(Fraction(cl["t_enter"]) + Fraction(1, 10))
+    elif edit == "step_h":        # the lengths no longer add up to t_enter
+        w["steps"][0]["h"] = str(Fraction(w["steps"][0]["h"]) * 2)
+    elif edit == "step_point":
+        w["steps"][-1]["point"][0] = str(Fraction(w["steps"][-1]["point"][0]) * 3)
+    elif edit == "steps_cut":     # fewer steps, t_enter to match: Σ there is outside the region
+        h = sum(Fraction(s["h"]) for s in w["steps"][-10:])
+        w["steps"] = w["steps"][:-10]
+        cl["t_enter"] = str(Fraction(cl["t_enter"]) - h)
+    elif edit == "order":
+        w["order"] = 1
+    elif edit == "prec":
+        w["prec"] = 10 ** 6
+    elif edit == "metrics":
+        w["metrics"] = "none"
+    elif edit == "T":
+        w["T"] = str(Fraction(w["T"]) / 2)
+    elif edit == "bound":
+        cl["bound"] = str(Fraction(cl["bound"]) / 2)
+    elif edit == "level":
+        c["level"] = "exact"
+    elif edit == "no_steps":
+        del w["steps"]
+    elif edit == "kind":          # the exact kind reads no steps
+        c["kind"] = "decay-cone"
+        del cl["t_enter"]
+    return reseal(c)
+
+
+STEP_EDITS = ["t_enter", "step_h", "step_point", "steps_cut", "order", "prec", "metrics", "T",
+              "bound", "level", "no_steps", "kind"]
+
+
+@pytest.mark.parametrize("edit", STEP_EDITS)
+def test_a_tampered_steps_certificate_is_not_verified(edit):
+    v = check_certificate(_tampered_steps(edit))
+    assert v.status in ("not-proved", "invalid"), (edit, v)
+    assert "problem_hash" not in v.reason and "statement" not in v.reason, v.reason
+
+
+def test_classify_the_steps_example_is_decay_at_level_rigorous():
+    from symgauss.questions.regime.classify import classify
+    r = classify(load_problem(STEPS_EXAMPLE))
+    assert (r.kind, r.level) == ("decay", "rigorous"), (r.evidence, r.tried)
+    assert r.certificate_data["kind"] == "decay-cone-steps"

@@ -70,20 +70,23 @@ METHOD = ("a linear functional tr(PΣ) with a dissipative quadratic part, checke
           "(symgauss.questions.regime.bounded)")
 
 
-DECAY_METHOD = ("a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0, checked exactly "
-                "(symgauss.questions.regime.decay_cone)")
+DECAY_METHOD = {"decay-cone": "a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0, checked "
+                              "exactly (symgauss.questions.regime.decay_cone)",
+                "decay-cone-steps": "validated Taylor steps, then a linear functional tr(PΣ) "
+                                    "dissipative on the cone Σ ⪰ 0 (symgauss.questions.regime."
+                                    "decay_cone)"}
 
 
 def bounded_regime(problem, tried, Regime):
-    """``decay`` (from a kernel-verified ``decay-cone`` certificate) or else ``bounded`` (from a
-    ``bounded-linear`` one), at level exact, as ``Regime`` (classify's class, passed in), or None
-    (``tried`` says why)."""
+    """``decay`` (from a kernel-verified ``decay-cone`` certificate, exact, or
+    ``decay-cone-steps``, rigorous) or else ``bounded`` (from a ``bounded-linear`` one, exact),
+    as ``Regime`` (classify's class, passed in), or None (``tried`` says why)."""
     from symgauss.questions.regime.decay_cone import find_decay_cone
     res = find_decay_cone(problem)
     if res.certificate is not None:
-        return Regime("decay", "exact", res.certificate["claim"]["statement"] +
-                      " (kernel: VERIFIED)", DECAY_METHOD, certificate_data=res.certificate,
-                      tried=tuple(tried))
+        return Regime("decay", res.certificate["level"], res.certificate["claim"]["statement"] +
+                      " (kernel: VERIFIED)", DECAY_METHOD[res.certificate["kind"]],
+                      certificate_data=res.certificate, tried=tuple(tried))
     tried.append(f"a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0: {res.why}")
     res = find_bounded(problem)
     if res.certificate is None:

@@ -134,16 +134,85 @@ def _off_kernel(A):
     return orth(np.eye(A.shape[0]) - N @ N.T)
 
 
-def find_decay_cone(problem) -> BlowupBound:
-    """A kernel-verified ``decay-cone`` certificate, or why none was found."""
+#: the later start states tried when Σ0 itself is too large for a certificate: the first float
+#: states where tr Σ(t) has fallen to these fractions of tr Σ0
+FALLS = (0.3, 0.1, 0.03, 0.01)
+
+
+def _rounded_p(first, basis, basis_q, d):
+    """P from the first SDP, rounded inside the subspace (least squares for its coordinates in
+    the exact basis, then 8 significant digits)."""
     import flint
+    import numpy as np
+
+    from symgauss.questions.regime.basin import _q
+    coef = np.linalg.lstsq(np.array([B.ravel() for B in basis]).T, first.ravel(), rcond=None)[0]
+    Pq = flint.fmpq_mat(d, d)
+    for c, B in zip(coef, basis_q):
+        cq = _q(float(c), 8)
+        for i in range(d):
+            for j in range(d):
+                if B[i, j] != 0:
+                    Pq[i, j] += cq * flint.fmpq(int(B[i, j].p), int(B[i, j].q))
+    return Pq
+
+
+def _steps_to(ep, Pq, ell, T, d, heads):
+    """Validated steps from Σ0 until tr(PΣ)/ℓ ≤ T on their enclosure: (run, W) or None."""
+    import flint
+
+    from symgauss.integrate.validated import integrate, step_budget
+    from symgauss.kernel.equations import svec
+    from symgauss.kernel.exact import eye
+    from symgauss.kernel.flow import sym_of, upper
+    from symgauss.kernel.kinds.limit import MAX_STEPS
+    from symgauss.kernel.steps import mid_fmpq
+    top = {}
+
+    def inside(c, rr):
+        S = sym_of(c, d, upper(rr))
+        w = sum((flint.arb(Pq[i, j]) * S[i, j] for i in range(d) for j in range(d)),
+                flint.arb(0))
+        if not (w.is_finite() and w < flint.arb(T * ell)):
+            return False
+        top["W"] = mid_fmpq(upper(w))
+        return True
+    n = d * (d + 1) // 2
+    run = integrate(ep.params, svec(ep.cov0), eye(n), flint.fmpq(1), inside, t_max=400,
+                    tol=1e-18, max_steps=min(step_budget(d, heads), MAX_STEPS))
+    return (run, top["W"]) if run.stopped else None
+
+
+def _later_states(problem):
+    """Float states Σ(t) (LSODA) where tr Σ has first fallen to each of FALLS × tr Σ0."""
+    import numpy as np
+
+    from symgauss.integrate.float_events import solve_with_events
+    from symgauss.questions.regime.reference import float_field
+    f, full, y0 = float_field(problem)
+    tr0 = float(np.trace(full(y0)))
+    out = []
+    for frac in FALLS:
+        def low(_t, y, frac=frac):
+            return np.trace(full(y)) - frac * tr0
+        low.terminal = True
+        sol = solve_with_events(f, (0, 400), y0, low, method="LSODA", rtol=1e-10, atol=1e-14)
+        S = full(sol.y[:, -1])
+        if not np.trace(S) <= 1.01 * frac * tr0:
+            break
+        out.append(S)
+    return out
+
+
+def find_decay_cone(problem) -> BlowupBound:
+    """A kernel-verified ``decay-cone`` certificate (from Σ0), or else ``decay-cone-steps``
+    (validated steps to a smaller Σ(t0) first), or why none was found."""
     import numpy as np
     import sympy as sp
 
     from symgauss.kernel.kinds.decay_cone import MAX_D
-    from symgauss.kernel.read import mat_text, read_problem
-    from symgauss.questions.regime.basin import _down, _problem_data, _q
-    from symgauss.questions.regime.blowup_bound import _up_abs
+    from symgauss.kernel.read import read_problem
+    from symgauss.questions.regime.basin import _problem_data
     from symgauss.questions.regime.reference import _float_params
     d = problem.d
     if d > MAX_D:
@@ -152,35 +221,62 @@ def find_decay_cone(problem) -> BlowupBound:
     Aq = sp.Matrix(d, d, [sp.Rational(str(ep.params.A[i, j])) for i in range(d)
                           for j in range(d)])
     A, heads = _float_params(problem)
-    S0 = np.array([[float(ep.cov0[i, j]) for j in range(d)] for i in range(d)])
+    if max(np.linalg.eigvals(A).real) > 1e-12:
+        return BlowupBound(None, "A has an eigenvalue with positive real part")
     basis_q = _subspace(Aq)
     if not basis_q:
         return BlowupBound(None, "no symmetric P maps ker A into ker Aᵀ")
-    basis = [np.array(B.tolist(), dtype=float) for B in basis_q]
-    L = _kron_map(d)
+    setup = (ep, A, heads, basis_q, [np.array(B.tolist(), dtype=float) for B in basis_q],
+             _kron_map(d))
+    S0 = np.array([[float(ep.cov0[i, j]) for j in range(d)] for i in range(d)])
+    res = _attempt(problem, setup, S0, False)
+    if res.certificate is not None:
+        return res
+    for S1 in _later_states(problem):
+        later = _attempt(problem, setup, S1, True)
+        if later.certificate is not None:
+            return later
+    return res
+
+
+def _attempt(problem, setup, S, steps) -> BlowupBound:
+    """A certificate whose cone region is sized for the float state S: Σ0 itself, or with
+    ``steps`` a later state reached by validated steps."""
+    import flint
+    import numpy as np
+
+    from symgauss.kernel.read import mat_text
+    from symgauss.questions.regime.basin import _down, _q
+    from symgauss.questions.regime.blowup_bound import _up_abs
+    ep, A, heads, basis_q, basis, L = setup
+    d = problem.d
     why = "the SDP found no P, K (Clarabel)"
     for factor in T_FACTORS:
-        first = _sdp(d, heads, A, S0, basis, L, factor * float(np.trace(S0)))
+        first = _sdp(d, heads, A, S, basis, L, factor * float(np.trace(S)))
         if first is None:
             continue
-        # P rounded inside the subspace: least squares for its coordinates, then short rationals
-        coef = np.linalg.lstsq(np.array([B.ravel() for B in basis]).T, first[0].ravel(),
-                               rcond=None)[0]
-        Pq = flint.fmpq_mat(d, d)
-        for c, B in zip(coef, basis_q):
-            cq = _q(float(c), 8)
-            for i in range(d):
-                for j in range(d):
-                    if B[i, j] != 0:
-                        Pq[i, j] += cq * flint.fmpq(int(B[i, j].p), int(B[i, j].q))
+        Pq = _rounded_p(first[0], basis, basis_q, d)
         Pf = np.array([[float(Pq[i, j]) for j in range(d)] for i in range(d)])
         lam = np.linalg.eigvalsh(Pf)
         if not lam[0] > 0:
             continue
         ell, Lam = _down(0.999 * lam[0]), _up_abs(lam[-1])
-        W = sum((Pq[i, j] * ep.cov0[i, j] for i in range(d) for j in range(d)), flint.fmpq(0))
-        T = _up_abs(float(W / ell))
-        second = _sdp(d, heads, A, S0, basis, L, float(T), P_fixed=Pf)
+        claim, extra = {}, {}
+        if steps:
+            T = _up_abs(1.05 * float(np.trace(Pf @ S)) / float(ell))
+            reached = _steps_to(ep, Pq, ell, T, d, len(heads))
+            if reached is None:
+                why = "validated steps did not reach the later state's cone region"
+                continue
+            run, W = reached
+            claim = {"t_enter": str(run.t)}
+            extra = {"steps": run.witness_steps(), "order": 24, "prec": 128,
+                     **({"metrics": run.witness_metrics()} if run.switches else {})}
+        else:
+            W = sum((Pq[i, j] * ep.cov0[i, j] for i in range(d) for j in range(d)),
+                    flint.fmpq(0))
+            T = _up_abs(float(W / ell))
+        second = _sdp(d, heads, A, S, basis, L, float(T), P_fixed=Pf)
         if second is None:
             why = "with P rounded, the SDP for K found no dissipation (Clarabel)"
             continue
@@ -188,13 +284,14 @@ def find_decay_cone(problem) -> BlowupBound:
         Kq = flint.fmpq_mat(d * d, d * d, [_q(float(K[max(i, j), min(i, j)]), 8)
                                            for i in range(d * d) for j in range(d * d)])
         kq = _down(0.9 * kappa)
-        bound = _up_abs(float(W / ell))
-        rate = _down(float(kq * W / (Lam * Lam)))
-        res = verified("decay-cone", problem, {"bound": str(bound), "rate": str(rate)},
+        claim.update(bound=str(_up_abs(float(W / ell))),
+                     rate=str(_down(float(kq * W / (Lam * Lam)))))
+        res = verified("decay-cone-steps" if steps else "decay-cone", problem, claim,
                        {"P": mat_text(Pq), "ell": str(ell), "Lambda": str(Lam), "T": str(T),
-                        "kappa": str(kq), "K": mat_text(Kq)},
+                        "kappa": str(kq), "K": mat_text(Kq), **extra},
                        "a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0 "
-                       "(symgauss.questions.regime.decay_cone)", level="exact")
+                       "(symgauss.questions.regime.decay_cone)",
+                       level="rigorous" if steps else "exact")
         if res.certificate is not None:
             return res
         why = res.why
