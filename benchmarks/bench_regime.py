@@ -103,7 +103,7 @@ def run_child(k: int, seed: int, count: int, timeout: float, outdir: str) -> dic
 
 
 CLI_EXAMPLES = ("general3", "singular_limit", "general_blowup", "blowup_at_infinity", "c1_limit",
-                "blowup_turning_c1")
+                "blowup_turning_c1", "decay_a0", "decay_singular_a")
 
 
 def time_cli(outdir: str) -> None:

@@ -59,7 +59,8 @@ SCHEMAS = {
          "prec": Field(integer(MIN_PREC, MAX_PREC)), "metrics": Field(raw, False)}, "rigorous",
         {"d": MAX_D})}
 def statement(kind, claim, problem) -> str:
-    b, k = short_text(claim["bound"]), short_text(claim["rate"])
+    b, k = (f"({x})" if "/" in x else x for x in (short_text(claim[key])
+                                                  for key in ("bound", "rate")))
     if "t_enter" not in claim:
         return (f"Σ(t) exists for all t ≥ 0 and decays to 0: tr Σ(t) ≤ {b}/(1 + {k}·t) for "
                 "every t ≥ 0")

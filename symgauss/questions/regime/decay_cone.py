@@ -74,16 +74,20 @@ def _forms(d, heads, A):
     G = [[sum(V @ units[k] @ B @ units[m] + V @ units[m] @ B @ units[k] for V, B in heads)
           for m in range(n)] for k in range(n)]
 
+    # tr(P·G) = vec(Gᵀ)·vec(P) (column-major): one matrix for all n² entries
+    Gmat = np.array([G[k][m].T.ravel(order="F") for k in range(n) for m in range(n)])
+    sel = np.zeros((n, d * d))       # svec coefficients of a symmetric matrix from its vec
+    for r, (i, j) in enumerate(idx):
+        sel[r, j * d + i] = 1 if i == j else 2
+
     def M_of(P):
         import cvxpy as cp
-        entries = [cp.trace(P @ G[k][m]) for k in range(n) for m in range(n)]
-        M = cp.reshape(cp.hstack(entries), (n, n), order="C")
+        M = cp.reshape(Gmat @ cp.vec(P, order="F"), (n, n), order="C")
         return (M + M.T) / 2
 
     def m_of(P):
         import cvxpy as cp
-        MA = P @ A + A.T @ P
-        return cp.hstack([MA[i, j] * (1 if i == j else 2) for i, j in idx])
+        return sel @ cp.vec(P @ A + A.T @ P, order="F")
     e = np.array([1.0 if i == j else 0.0 for i, j in idx])
     return M_of, m_of, e, n
 
