@@ -284,3 +284,26 @@ def test_random_pure_attention_and_singular_a_problems_get_a_decay_certificate(s
     assert res.certificate is not None, res.why
     assert check_certificate(res.certificate).status == "verified"
     assert claim_holds(res.certificate)
+
+
+FAST = {"A": [["0", "0"], ["0", "0"]], "V": [["-16", "1"], ["0", "-15"]],
+        "B": [["16", "0"], ["1", "17"]], "cov0": [["1", "1/4"], ["1/4", "1"]]}
+
+
+def test_a_fast_algebraic_decay_is_not_taken_for_an_equilibrium():
+    """A = 0 and a strong quadratic part: Σ ~ 1/(ct) with c ≈ 500 has ‖F(Σ)‖ ≈ 1e-9 by t = 2000,
+    which the float reference's absolute test alone took for a settled Σ* ≈ 1.17e-6·I
+    ("stable-equilibrium" at level float, wrong); its relative-speed test says unclear, and
+    classify proves the decay."""
+    from symgauss.model.problem import Problem
+    from symgauss.questions.regime.classify import classify
+    from symgauss.questions.regime.reference import reference_regime
+    p = Problem(**FAST)
+    assert reference_regime(p)["kind"] == "unclear"
+    r = classify(p)
+    assert (r.kind, r.level) == ("decay", "exact"), (r.evidence, r.tried)
+    assert check_certificate(r.certificate_data).status == "verified"
+    ts, tr = _float_traces(r.certificate_data["problem"], 2000, 2001)
+    b, k = (float(Fraction(r.certificate_data["claim"][key])) for key in ("bound", "rate"))
+    assert np.all(tr <= b / (1 + k * ts))
+    assert tr[-1] < 2e-6 and ts[-1] * tr[-1] > 0.5 / k    # algebraic: t·tr Σ(t) does not → 0

@@ -6,7 +6,9 @@ An SDP (cvxpy, Clarabel; untrusted) finds P ≻ 0 (tr P = 1) with −M(P) ⪰ t�
 can be (M(P) the quadratic part of tr(PΣ)' in the entries of Σ); then κ = t/‖p‖² (p the
 coefficients of tr(PΣ), so that −M ⪰ κppᵀ), a just above the largest eigenvalue of
 P^{-1/2}(PA + AᵀP)P^{-1/2} and ℓ just below λmin(P), all short rationals, and the kernel checks
-them exactly. Tried only when the float reference can classify nothing (``unclear``).
+them exactly. Tried only when the float reference can classify nothing (``unclear``), after
+:func:`decay_regime` (kind ``decay-cone``, :mod:`symgauss.questions.regime.decay_cone`), which is
+also tried when the reference sees a decay that the validated routes do not prove.
 """
 from __future__ import annotations
 
@@ -77,17 +79,24 @@ DECAY_METHOD = {"decay-cone": "a linear functional tr(PΣ) dissipative on the co
                                     "decay_cone)"}
 
 
-def bounded_regime(problem, tried, Regime):
-    """``decay`` (from a kernel-verified ``decay-cone`` certificate, exact, or
-    ``decay-cone-steps``, rigorous) or else ``bounded`` (from a ``bounded-linear`` one, exact),
-    as ``Regime`` (classify's class, passed in), or None (``tried`` says why)."""
+def decay_regime(problem, tried, Regime):
+    """``decay`` from a kernel-verified ``decay-cone`` certificate (exact) or ``decay-cone-steps``
+    (rigorous), as ``Regime`` (classify's class, passed in), or None (``tried`` says why)."""
     from symgauss.questions.regime.decay_cone import find_decay_cone
     res = find_decay_cone(problem)
-    if res.certificate is not None:
-        return Regime("decay", res.certificate["level"], res.certificate["claim"]["statement"] +
-                      " (kernel: VERIFIED)", DECAY_METHOD[res.certificate["kind"]],
-                      certificate_data=res.certificate, tried=tuple(tried))
-    tried.append(f"a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0: {res.why}")
+    if res.certificate is None:
+        tried.append(f"a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0: {res.why}")
+        return None
+    return Regime("decay", res.certificate["level"], res.certificate["claim"]["statement"] +
+                  " (kernel: VERIFIED)", DECAY_METHOD[res.certificate["kind"]],
+                  certificate_data=res.certificate, tried=tuple(tried))
+
+
+def bounded_regime(problem, tried, Regime):
+    """:func:`decay_regime`, or else ``bounded`` from a kernel-verified ``bounded-linear``
+    certificate (exact), as ``Regime``, or None (``tried`` says why)."""
+    if (decay := decay_regime(problem, tried, Regime)) is not None:
+        return decay
     res = find_bounded(problem)
     if res.certificate is None:
         tried.append(f"a linear functional tr(PΣ) bounding Σ(t): {res.why}")

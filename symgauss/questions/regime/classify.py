@@ -292,7 +292,7 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     import sympy as sp
 
     from symgauss.questions.blowup.decide import decide_blowup
-    from symgauss.questions.regime.bounded import bounded_regime
+    from symgauss.questions.regime.bounded import bounded_regime, decay_regime
     from symgauss.questions.regime.limit_riccati import riccati_regime
     if (linear := _linear_regime(problem)) is not None:
         return linear
@@ -307,7 +307,8 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     if proposal["kind"] in ("decay", "stable-equilibrium", "singular-limit") and \
             _opposite_sign(problem) is None:    # the exact route (any d ≤ 12), then the validated
         limit = riccati_regime(problem, tried, Regime) or (
-            _limit_regime(problem, proposal, tried) if validated else None)
+            _limit_regime(problem, proposal, tried) if validated else None) or (
+            decay_regime(problem, tried, Regime) if proposal["kind"] == "decay" else None)
         if limit is not None:
             return limit
     if validated and (proposal["kind"] == "growth" or proposal.get("growth_seen")):
@@ -363,8 +364,7 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
 
 _FLOAT_FATES = {"growth": "‖Σ‖ passes 1e6 at a moderate relative speed, steady since 1e4",
                 "stable-equilibrium": "Σ(t) settles at a positive-definite matrix",
-                "singular-limit": "Σ(t) settles at a singular matrix",
-                "decay": "Σ(t) → 0"}
+                "singular-limit": "Σ(t) settles at a singular matrix", "decay": "Σ(t) → 0"}
 
 
 def _float_answer(proposal, res, method, tried) -> Regime:
