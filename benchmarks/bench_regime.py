@@ -82,14 +82,17 @@ def run_one(problem, outdir: str) -> dict:
             "why": r.evidence[:300], "tried": list(r.tried)}
 
 
-def run_child(k: int, seed: int, count: int, timeout: float, outdir: str) -> dict:
+def run_child(k: int, seed: int, count: int, timeout: float, outdir: str,
+              families: str | None = None) -> dict:
     """run_one for problem k in a fresh process, stopped after ``timeout`` seconds."""
     import subprocess
     import sys
     t0 = time.perf_counter()
     try:
         out = subprocess.run([sys.executable, __file__, "--one", str(k), "--seed", str(seed),
-                              "--count", str(count), "--outdir", outdir], capture_output=True,
+                              "--count", str(count), "--outdir", outdir,
+                              *(["--families", families] if families else [])],
+                             capture_output=True,
                              text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"kind": "undecided", "level": None, "seconds": timeout, "process": timeout,
@@ -134,27 +137,31 @@ def main(argv=None) -> int:
     ap.add_argument("--count", type=int, default=48)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--families", default=None,
+                    help="comma-separated families (default: the ensemble's cycle; "
+                         "'pure-attention' is only here)")
     ap.add_argument("--json", default=None, help="write every row to this file")
     ap.add_argument("--cli", action="store_true",
                     help="only time the whole symgauss regime / check processes on the examples")
     ap.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--outdir", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    fams = {"families": tuple(args.families.split(","))} if args.families else {}
     if args.cli:
         with tempfile.TemporaryDirectory() as outdir:
             time_cli(outdir)
         return 0
     if args.one is not None:
-        _, p = ensemble(args.count, seed=args.seed)[args.one]
+        _, p = ensemble(args.count, seed=args.seed, **fams)[args.one]
         print(json.dumps(run_one(p, args.outdir)))
         return 0
     rows, ref_times = [], []
     with tempfile.TemporaryDirectory() as outdir:
-        for k, (fam, p) in enumerate(ensemble(args.count, seed=args.seed)):
+        for k, (fam, p) in enumerate(ensemble(args.count, seed=args.seed, **fams)):
             t0 = time.perf_counter()
             ref = reference_regime(p)
             ref_times.append(time.perf_counter() - t0)
-            ans = run_child(k, args.seed, args.count, args.timeout, outdir)
+            ans = run_child(k, args.seed, args.count, args.timeout, outdir, args.families)
             bad = wrong(ans, ref)
             rows.append({"name": p.name, "family": fam, "d": p.d, "reference": ref["kind"],
                          "ref_t_star": ref.get("t_star"), **ans, "wrong": bad})

@@ -307,3 +307,16 @@ def test_a_fast_algebraic_decay_is_not_taken_for_an_equilibrium():
     b, k = (float(Fraction(r.certificate_data["claim"][key])) for key in ("bound", "rate"))
     assert np.all(tr <= b / (1 + k * ts))
     assert tr[-1] < 2e-6 and ts[-1] * tr[-1] > 0.5 / k    # algebraic: t·tr Σ(t) does not → 0
+
+
+def test_the_search_for_a_later_start_stops_when_sigma_grows():
+    """Pure attention (A = 0) with general V, B whose Σ grows faster than exponentially (the
+    ensemble's extra family, seed 1, problem 11): the float run looking for a smaller Σ(t) stops
+    when tr Σ passes 100·tr Σ0 — it ran on towards the singularity for minutes before — and no
+    decay certificate is found."""
+    from symgauss.questions.regime.decay_cone import _later_states, find_decay_cone
+    from symgauss.questions.regime.ensemble import EXTRA_FAMILIES, ensemble
+    _, p = ensemble(24, seed=1, families=EXTRA_FAMILIES)[11]
+    assert p.name == "pure-attention-11-d4"
+    assert _later_states(p) == []
+    assert find_decay_cone(p).certificate is None

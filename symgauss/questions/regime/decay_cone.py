@@ -188,24 +188,41 @@ def _steps_to(ep, Pq, ell, T, d, heads):
 
 
 def _later_states(problem):
-    """Float states Σ(t) (LSODA) where tr Σ has first fallen to each of FALLS × tr Σ0."""
+    """Float states Σ(t) (one LSODA run) where tr Σ has first fallen to each of FALLS × tr Σ0;
+    the run stops at the last fall, when tr Σ passes 100·tr Σ0 (no decay to look for), at t = 400
+    or after MAX_EVALS field evaluations."""
     import numpy as np
 
     from symgauss.integrate.float_events import solve_with_events
-    from symgauss.questions.regime.reference import float_field
+    from symgauss.questions.regime.reference import MAX_EVALS, float_field
     f, full, y0 = float_field(problem)
-    tr0 = float(np.trace(full(y0)))
-    out = []
-    for frac in FALLS:
-        def low(_t, y, frac=frac):
+    tr0, evals = float(np.trace(full(y0))), [0]
+
+    def field(t, y):
+        evals[0] += 1
+        if evals[0] > MAX_EVALS:
+            raise _Stop
+        return f(t, y)
+
+    def fall(frac):
+        def event(_t, y):
             return np.trace(full(y)) - frac * tr0
-        low.terminal = True
-        sol = solve_with_events(f, (0, 400), y0, low, method="LSODA", rtol=1e-10, atol=1e-14)
-        S = full(sol.y[:, -1])
-        if not np.trace(S) <= 1.01 * frac * tr0:
-            break
-        out.append(S)
-    return out
+        event.terminal, event.direction = frac == FALLS[-1], -1
+        return event
+
+    def big(_t, y):
+        return np.trace(full(y)) - 100 * tr0
+    big.terminal = True
+    try:
+        sol = solve_with_events(field, (0, 400), y0, [*map(fall, FALLS), big], method="LSODA",
+                                rtol=1e-10, atol=1e-14)
+    except _Stop:
+        return []
+    return [full(ys[0]) for ys in sol.y_events[:len(FALLS)] if len(ys)]
+
+
+class _Stop(Exception):
+    pass
 
 
 def find_decay_cone(problem) -> BlowupBound:

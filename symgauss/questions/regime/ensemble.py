@@ -17,6 +17,12 @@ Families (d = 2…4):
 ``growth``        A with positive eigenvalues, V near −I, B near I but B e_1 = Bᵀe_1 = 0
 ``singular``      A with eigenvalues of both signs, V near −I, B near I (rank-deficient limit)
 
+One more family, not in the default cycle (so that a seed keeps its problems), for
+``families=EXTRA_FAMILIES``:
+
+``pure-attention``  A = 0 (attention only): V near −I or +I with B near I (algebraic decay, or
+                    blow-up), or general V and B
+
 >>> ps = ensemble(5, seed=1)
 >>> [f for f, _ in ps][:3], ps[0][1].is_time_invariant
 (['vI', 'general', 'two-heads'], True)
@@ -27,6 +33,7 @@ from fractions import Fraction
 
 FAMILIES = ("vI", "general", "two-heads", "symmetric-B", "stabilising", "hurwitz-small",
             "hurwitz-large", "same-sign", "growth", "singular")
+EXTRA_FAMILIES = ("pure-attention",)
 
 
 def _rat(x: float, den: int = 8) -> str:
@@ -91,11 +98,15 @@ def _family(name: str, rng, d: int) -> dict:
         B[0, :] = B[:, 0] = 0       # e_1 spans ker B and ker Bᵀ: no quadratic damping along it
         return {"A": _mat(eye * rng.uniform(0.3, 1) + n(0.1)), "V": _mat(-eye + n(0.1)),
                 "B": _mat(B), "cov0": _spd(rng, d, 1)}
+    if name == "pure-attention":
+        sign = int(rng.choice([-1, 0, 1]))
+        V, B = (eye * sign + n(0.3), eye + n(0.3)) if sign else (n(0.7), n(0.7))
+        return {"A": _mat(0 * eye), "V": _mat(V), "B": _mat(B), "cov0": _spd(rng, d, 1)}
     raise ValueError(f"unknown family {name!r}")
 
 
-def ensemble(count: int, seed: int = 0, dims=(2, 3, 4)) -> list:
-    """``count`` (family, Problem) pairs, cycling through :data:`FAMILIES`; d cycles through
+def ensemble(count: int, seed: int = 0, dims=(2, 3, 4), families=FAMILIES) -> list:
+    """``count`` (family, Problem) pairs, cycling through ``families``; d cycles through
     ``dims`` (family-major, so every family meets every d)."""
     import numpy as np
 
@@ -103,8 +114,8 @@ def ensemble(count: int, seed: int = 0, dims=(2, 3, 4)) -> list:
     rng = np.random.default_rng(seed)
     out = []
     for k in range(count):
-        fam = FAMILIES[k % len(FAMILIES)]
-        d = dims[(k // len(FAMILIES)) % len(dims)]
+        fam = families[k % len(families)]
+        d = dims[(k // len(families)) % len(dims)]
         data = _family(fam, rng, d)
         out.append((fam, Problem(**data, name=f"{fam}-{k}-d{d}")))
     return out
