@@ -14,8 +14,9 @@ keeps the cone) and w(0) = W, so w never increases, Σ(t) stays bounded and exis
 w(t) ≤ W/(1 + (κ/Λ²)W·t) and tr Σ(t) ≤ w(t)/ℓ.
 
 Kind ``"decay-cone-steps"`` (rigorous): validated ``steps`` (eq. 1.1 from Σ0, metric I, as kind
-``limit``; optional ``metrics``) adding up to ``t_enter`` t0 first, then the same from Σ(t0) on, with W the upper end of tr(PΣ(t0)) over the steps'
-enclosure (w(t0)/(1 + cw(t0)s) increases with w(t0)): tr Σ(t) ≤ b/(1 + k·(t − t0)), t ≥ t0.
+``limit``; optional ``metrics``) adding up to ``t_enter`` t0 first, then the same from Σ(t0) on,
+with W the upper end of tr(PΣ(t0)) over the steps' enclosure (w(t0)/(1 + cw(t0)s) increases
+with w(t0)): tr Σ(t) ≤ b/(1 + k·(t − t0)), t ≥ t0.
 
 Claim: ``bound`` b ≥ W/ℓ and ``rate`` k ≤ κW/Λ² (decay-cone-steps: and ``t_enter``). Witness:
 ``P`` (d×d), ``ell``, ``Lambda``, ``T``, ``kappa``, ``K`` (d²×d²); decay-cone-steps: and
