@@ -58,8 +58,9 @@ def _kron_map(d: int):
 
 
 def _forms(d, heads, A):
-    """Functions P ↦ (M(P), m(P)) in the svec coordinates: the quadratic part's matrix and the
-    coefficients of tr((PA + AᵀP)Σ) (cvxpy expressions or floats)."""
+    """(M_of, m_of, e, n): P ↦ M(P), the matrix of the quadratic part q(Σ) in the svec
+    coordinates, and P ↦ m(P), the coefficients of tr((PA + AᵀP)Σ) (both cvxpy expressions,
+    linear in P); e the coefficients of tr Σ; n = d(d + 1)/2."""
     import numpy as np
 
     from symgauss.kernel.flow import pairs
@@ -266,6 +267,7 @@ def _attempt(problem, setup, S, steps) -> BlowupBound:
     import flint
     import numpy as np
 
+    from symgauss.integrate.validated import ORDER, PREC
     from symgauss.kernel.read import mat_text
     from symgauss.questions.regime.basin import _down, _q
     from symgauss.questions.regime.blowup_bound import _up_abs
@@ -291,7 +293,7 @@ def _attempt(problem, setup, S, steps) -> BlowupBound:
                 continue
             run, W = reached
             claim = {"t_enter": str(run.t)}
-            extra = {"steps": run.witness_steps(), "order": 24, "prec": 128,
+            extra = {"steps": run.witness_steps(), "order": ORDER, "prec": PREC,
                      **({"metrics": run.witness_metrics()} if run.switches else {})}
         else:
             W = sum((Pq[i, j] * ep.cov0[i, j] for i in range(d) for j in range(d)),
