@@ -147,6 +147,10 @@ def main(argv=None) -> int:
     ap.add_argument("--outdir", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     fams = {"families": tuple(args.families.split(","))} if args.families else {}
+    from symgauss.questions.regime.ensemble import EXTRA_FAMILIES, FAMILIES
+    if unknown := set(fams.get("families", ())) - set(FAMILIES + EXTRA_FAMILIES):
+        ap.error(f"--families: unknown {', '.join(sorted(unknown))}; the families are "
+                 f"{', '.join(FAMILIES + EXTRA_FAMILIES)}")
     if args.cli:
         with tempfile.TemporaryDirectory() as outdir:
             time_cli(outdir)
