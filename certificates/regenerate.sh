@@ -43,6 +43,7 @@ symgauss regime "$ex/transient_equilibrium.json" --certificate "$out/limit_trans
 symgauss regime "$ex/general_blowup.json" --certificate "$out/blowup_trajectory_general.json" >/dev/null
 symgauss regime "$ex/blowup_at_infinity.json" --certificate "$out/blowup_slab_general.json" >/dev/null
 symgauss regime "$ex/blowup_at_infinity_d3.json" --certificate "$out/blowup_infinity_general.json" >/dev/null
+symgauss regime "$ex/blowup_infinity_metrics.json" --certificate "$out/blowup_infinity_metrics.json" >/dev/null
 symgauss regime "$ex/blowup_slab.json" --certificate "$out/blowup_slab_two_heads.json" >/dev/null
 symgauss regime "$ex/blowup_turning.json" --certificate "$out/blowup_turning.json" >/dev/null
 symgauss regime "$ex/blowup_turning_c1.json" --certificate "$out/blowup_turning_c1.json" >/dev/null

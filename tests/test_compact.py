@@ -270,6 +270,29 @@ def test_steps_of_eq_1_1_that_change_metric_verify_and_tampered_changes_do_not()
     assert check_certificate(reseal(bad)).status == "not-proved"
 
 
+
+def test_changed_metrics_are_made_balls_at_the_steps_precision():
+    """certificates/blowup_infinity_metrics.json (seed-391 two-heads-42-d3): its compactified
+    steps change metric 21 times, and its claim is the search's T* enclosure at 128 bits with one
+    unit of the 14th digit to spare. The kernel read those metrics as balls made at 53 bits: their
+    spreads came out ~1e-6 wider, and so did its enclosure (the upper end by 4e-14), and it refused
+    the certificate. Read exactly and made balls at the steps' precision, the kernel proves the
+    search's enclosure, inside the claim by less than 1e-13; a claim 1e-13 narrower is refused."""
+    from symgauss.kernel.kinds.limit import read_switches
+    c = json.loads((ROOT / "certificates" / "blowup_infinity_metrics.json").read_text())
+    w = c["witness"]
+    assert len(w["compact_metrics"]) > 10
+    assert check_certificate(c).status == "verified"
+    n = len(w["compact_P"])
+    P0 = flint.fmpq_mat(n, n, [flint.fmpq(f.numerator, f.denominator)
+                               for f in (Fraction(x) for row in w["compact_P"] for x in row)])
+    switches, _ = read_switches(w["compact_metrics"], n, P0, len(w["compact_steps"]))
+    assert all(isinstance(P, flint.fmpq_mat) for P, _, _ in switches.values())
+    for end, shift in (("t_upper", Fraction(-1, 10 ** 13)), ("t_lower", Fraction(1, 10 ** 13))):
+        bad = copy.deepcopy(c)
+        bad["claim"][end] = str(Fraction(bad["claim"][end]) + shift)
+        assert check_certificate(reseal(bad)).status == "not-proved", end
+
 @pytest.mark.slow
 def test_compactified_steps_too_slow_for_the_region_stop_early_and_say_why():
     """seed-111 two-heads-22-d4: the float compactified flow enters the region only near

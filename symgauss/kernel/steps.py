@@ -238,6 +238,7 @@ def check_steps(flow, P, ell, start, steps, order: int, radius=None, visit=None,
                 r, Q = leave_shape(P, Q, r), None
             if k in switches:
                 P, ell, kappa = switches[k]
+                P = flint.arb_mat(P)
                 r, slope = upper(r * flint.arb(kappa)), None
             if c1:
                 if Q is None:

@@ -319,13 +319,14 @@ def to_infinity(flow, problem, witness, legs) -> tuple:
     n = len(svec_of(problem.cov0))
     end, r_end = check_steps(flow, flint.arb_mat(eye(n)), flint.fmpq(1), svec_of(problem.cov0),
                              steps, witness["order"], switches=first)
-    P1, ell1, _ = first[max(first)] if first else (flint.arb_mat(eye(n)), flint.fmpq(1), None)
-    c0, r0 = compact_start(flow, end, r_end, flint.arb_mat(P2), spreads(P1, ell1))
+    P1, ell1, _ = first[max(first)] if first else (eye(n), flint.fmpq(1), None)
+    c0, r0 = compact_start(flow, end, r_end, flint.arb_mat(P2), spreads(flint.arb_mat(P1), ell1))
     Pc, ellc = flint.arb_mat(P2), witness["compact_ell"]
     c, r = check_steps(CompactFlow(flow), Pc, ellc, c0, compact, witness["order"], r0,
                        switches=switches)
     if switches:
         Pc, ellc, _ = switches[max(switches)]
+        Pc = flint.arb_mat(Pc)
     z = [flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spreads(Pc, ellc))]
     t0 = sum((h for h, _, _, _ in steps), flint.fmpq(0))
     return flint.arb(t0) + z[0], z[1], sym_of(z[2:], flow.d)

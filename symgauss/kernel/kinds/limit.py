@@ -105,7 +105,7 @@ def read_timed_steps(witness, n: int, heads: int, t_enter, d: int) -> list:
 
 
 def read_switches(value, n: int, P0, n_steps: int, where: str = "witness.metrics") -> tuple:
-    """({k: (P arb_mat, ell, κ)}, the last metric, exact) from a list of at most MAX_SWITCHES
+    """({k: (P fmpq_mat, ell, κ)}, the last metric) from a list of at most MAX_SWITCHES
     {``at`` k, ``P``, ``ell``, ``kappa``}, k increasing in 0..n_steps: before step k the steps
     measure in ‖·‖_P. Proved exactly: P − ell·I ≻ 0 and κ²·P_prev − P ≻ 0 (P_prev the metric
     before, P0 at first), so ‖x‖_P ≤ κ‖x‖_P_prev (:func:`symgauss.kernel.steps.check_steps`)."""
@@ -129,7 +129,7 @@ def read_switches(value, n: int, P0, n_steps: int, where: str = "witness.metrics
         require_pd(P - eye(n) * ell, f"{w}.P − ell·I")
         require_pd(prev * (kappa * kappa) - P, f"{w}: kappa²·(the metric before) − P")
         last = int(k.p)
-        out[last] = (flint.arb_mat(P), ell, kappa)
+        out[last] = (P, ell, kappa)     # exact: its balls are made at the steps' precision
         prev = P
     return out, prev
 

@@ -339,10 +339,20 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
             spread = spreads(flint.arb_mat(P2), ell2)      # the C¹ run's radius is in P2's
         c1_max = min(C1_STEPS, left // step_work(d, len(p.heads), ORDER, PREC, "compact-c1"))
         seen = {}
+
+        def c1_stop(c, r, tau):
+            """integrate_c1 looks at each step twice: with a float estimate of the radius, then,
+            if that look says stop, with the kernel's own conversion. Only the second may enter
+            ``history``: the estimate is below the kernel's radius (by ≥ 0.05 %), so an
+            enclosure from it would be claimed narrower than the kernel proves. The first look
+            therefore always asks for the second."""
+            if tau not in seen:
+                seen[tau] = len(seen) + 1
+                return True
+            return deep(c, r, seen[tau])
         crun = integrate_c1(p, c0, P2, None, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
                             prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY, max_steps=c1_max,
-                            stop_time=lambda c, r, tau: deep(c, r, seen.setdefault(
-                                tau, len(seen) + 1)))
+                            stop_time=c1_stop)
         _, k, e, region = min(history, key=lambda h: h[0], default=(0, 0, None, None))
         why = f"log-norm steps: {why_log}; C¹ steps: {crun.why or 'no enclosure'}"
     if e is None:
