@@ -56,3 +56,26 @@ def test_a_slowly_settling_direction_is_tried_as_an_equilibrium_and_both_tries_a
     assert found.certificate is None
     assert "as an equilibrium at infinity" in found.why, found.why
     assert "not proved attracting" in found.why and "d = 2 only" in found.why, found.why
+
+
+#: seed-411 general-11-d3 of the regime ensemble, written out: a blow-up near T* ≈ 1.78979 (LSODA
+#: and the projective system agree to 6e-10) whose direction at infinity settles slowly
+SINGULAR_NEWTON = Problem(
+    A=[["-1/4", "1/2", "-1"], ["-1/2", "1/2", "1/8"], ["-3/4", "-3/2", "1/4"]],
+    V=[["3/8", "-1/2", "1/8"], ["3/8", "0", "1/4"], ["1", "-5/8", "-3/4"]],
+    B=[["-3/8", "-3/8", "5/8"], ["-5/8", "1/8", "1/8"], ["5/8", "7/8", "9/8"]],
+    cov0=[["13/8", "7/8", "1/4"], ["7/8", "23/16", "3/8"], ["1/4", "3/8", "11/16"]])
+
+
+def test_a_singular_jacobian_in_newtons_method_at_infinity_is_an_answer_not_a_crash():
+    """Newton's method towards the equilibrium at infinity met an exactly singular Jacobian and
+    raised ZeroDivisionError through ``symgauss regime`` (exit 70, "internal error"). It now
+    keeps the point; the attempt is named, and classify goes on to the float answer."""
+    from symgauss.questions.regime.classify import classify
+    found = find_blowup_at_infinity(SINGULAR_NEWTON, 1.78979)
+    assert found.certificate is None
+    assert "not proved attracting" in found.why, found.why
+    r = classify(SINGULAR_NEWTON, digits=15, certificate_dir=None)
+    assert (r.kind, r.level) == ("blow-up", "float"), r.evidence
+    assert abs(float(r.t_star) - 1.78979) < 1e-5
+    assert any("not proved attracting" in t for t in r.tried)

@@ -161,7 +161,10 @@ def _at_equilibrium(problem, t_ref, ep, Y) -> BlowupBound:
             S = sym_of([v.mid() for v in y], d)
             J = cp.jacobian(zero, S)
             Jm = flint.arb_mat(n, n, [J[i + 1, j + 1].mid() for i in range(n) for j in range(n)])
-            dx = Jm.solve(flint.arb_mat(n, 1, [g.mid() for g in cp.field(zero, S)[1:]]))
+            try:
+                dx = Jm.solve(flint.arb_mat(n, 1, [g.mid() for g in cp.field(zero, S)[1:]]))
+            except ZeroDivisionError:   # a singular Jacobian (seed-411 general-11-d3): keep
+                break                   # the point; the region check says whether it serves
             y = [(v - dx[i, 0]).mid() for i, v in enumerate(y)]
         ys = [_q(float(v), 15) for v in y]
         diag = [k for k, (i, j) in enumerate(pairs(d)) if i == j]
