@@ -54,7 +54,8 @@ KERNEL_LINES = 3490  # lines of code of symgauss/kernel (1268 when the closed sc
 # at once, and their price in the work limit), seventeenth attempt; +98 (→ 3476) with kinds
 # decay-cone, exact: tr(PΣ) dissipative on the cone Σ ⪰ 0 (a Kronecker multiplier K ⪰ 0), so
 # algebraic decay when A is not Hurwitz (A = 0, or singular), and decay-cone-steps, rigorous:
-# validated steps first, then the same from Σ(t0), eighteenth attempt
+# validated steps first, then the same from Σ(t0), eighteenth attempt; +3 (→ 3479): changes of
+# metric read as exact matrices, made balls at the steps' precision, nineteenth attempt
 
 
 def _certs():
