@@ -346,9 +346,9 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
         def c1_stop(c, r, tau):
             """integrate_c1 looks at each step twice: with a float estimate of the radius, then,
             if that look says stop, with the kernel's own conversion. Only the second may enter
-            ``history``: the estimate is below the kernel's radius (by ≥ 0.05 %), so an
-            enclosure from it would be claimed narrower than the kernel proves. The first look
-            therefore always asks for the second."""
+            ``history``: the estimate is below the kernel's radius (which rounds λmax up by at
+            least 0.1 %), so an enclosure from it would be claimed narrower than the kernel
+            proves. The first look therefore always asks for the second."""
             if tau not in seen:
                 seen[tau] = len(seen) + 1
                 return True
