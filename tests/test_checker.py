@@ -55,7 +55,9 @@ KERNEL_LINES = 3490  # lines of code of symgauss/kernel (1268 when the closed sc
 # decay-cone, exact: tr(PΣ) dissipative on the cone Σ ⪰ 0 (a Kronecker multiplier K ⪰ 0), so
 # algebraic decay when A is not Hurwitz (A = 0, or singular), and decay-cone-steps, rigorous:
 # validated steps first, then the same from Σ(t0), eighteenth attempt; +3 (→ 3479): changes of
-# metric read as exact matrices, made balls at the steps' precision, nineteenth attempt
+# metric read as exact matrices, made balls at the steps' precision, nineteenth attempt; +6
+# (→ 3485) for growth-schur: cells where γ < 0 is proved are skipped (Σ(t) ⪰ 0 never goes there),
+# and the slow side in the mean-value form in δ as well, twentieth attempt
 
 
 def _certs():

@@ -19,17 +19,19 @@ u·S(ξ) + γ·(Jw̃)(Jw̃)ᵀ/|w̃|², S(ξ) = (ξw̃ᵀ + w̃ξᵀ)/|w̃|² �
 and γ', p' follow by the product rule. No 1/u is left: s = (p, γ) is slow, f = (η, ξ) fast
 (u·f' = L·f + …, attracting when L is Hurwitz). Region R: 0 < u ≤ u_max, ‖ds‖_Ps ≤ ρ and
 ‖δ‖_Pf ≤ r, where ds = s − s_c(u), s_c(u) = s* + K₁u + K₂u², and δ = f − f_c(ds, u), f_c = f* +
-G·ds + H·u + Q·(the monomials of degree 2 in (ds, u)). R is forward invariant (Nagumo) when on each
-of its sides the outward derivative is negative: u' = −g·u < 0 (g > 0 on R); dsᵀPs·ds' < 0 on the
+G·ds + H·u + Q·(the monomials of degree 2 in (ds, u)). Σ(t) = Φ(t)Σ₀Φ(t)ᵀ ⪰ 0 (Φ' = (A + VΣB)Φ),
+so C ⪰ 0 and γ ≥ 0 for all t: a cell of a side where γ < 0 is proved is never reached and is
+skipped. R ∩ {γ ≥ 0} is forward invariant (Nagumo) when on each of its sides the outward
+derivative is negative: u' = −g·u < 0 (g > 0 on R); dsᵀPs·ds' < 0 on the
 slow side (angle pieces θ, ds = ρ·L⁻ᵀ(cos θ, sin θ) with Ps = LLᵀ, × u pieces; f anywhere in its
-band; the mean-value form in (ds, u)); δᵀPf·(u·δ') < 0 on the fast side, per box of the slow ball
+band; the mean-value form in (ds, u, δ)); δᵀPf·(u·δ') < 0 on the fast side, per box of the slow ball
 and u piece, from u·δ' = F(0) + J̃δ (J̃ in the balls of ∂(u·δ')/∂δ over the band's box):
 J̃ᵀPf + PfJ̃ ≼ −2·fast_rate·Pf and ‖F(0)‖_Pf < fast_rate·r, F(0) in the mean-value form in
 (ds, u) — the derivatives by a small forward mode (:class:`Dual`). A cell that fails is halved
 along the variable whose mean-value term is widest, at most ``depth`` times and MAX_TESTS cells
 in all. The square root must be real and |w̃| > 0 on all of R (every ball finite), so the
 coordinates are a chart there. Then Σ(t) stays in R for t ≥ t0 (bounded y, C), so it exists for
-all t, and σ(t0)·e^{a(t−t0)} ≤ σ(t) ≤ σ(t0)·e^{b(t−t0)} with g ∈ [a, b] on R.
+all t, and σ(t0)·e^{a(t−t0)} ≤ σ(t) ≤ σ(t0)·e^{b(t−t0)} with g ∈ [a, b] on R ∩ {γ ≥ 0}.
 
 Claim: ``axis`` j, ``t_enter`` t0 (the steps' total), ``rate_lower`` a > 0, ``rate_upper`` b.
 Witness: ``steps``, ``order``, ``prec`` (eq. 1.1, metric I, as kind ``limit``; optional
@@ -318,18 +320,21 @@ def cover(test, box, depth, work) -> None:
             cover(test, list(child), depth - 1, work)
 
 
-def slow_test(at, Lit, Pa, rho, full_f, K):
+def slow_test(at, Lit, Pa, rho, full_f, K, unseen):
     """The slow side on an angle interval and a u interval (box = [θ/π, u]): ds = ρ·L⁻ᵀ(cos θ,
-    sin θ) with Ps = LLᵀ, f anywhere in its band: dsᵀPs·ds' < 0, mean-value form in (ds, u)."""
+    sin θ) with Ps = LLᵀ, f anywhere in its band: dsᵀPs·ds' < 0, mean-value form in (ds, u, δ)
+    — except where ``unseen`` (γ < 0, proved on the box: Σ(t) never goes there)."""
     def test(box):
         th = box[0] * flint.arb.pi()
         ds = (Lit * flint.arb_mat(2, 1, [th.cos(), th.sin()]) * rho).entries()
+        if unseen(ds, box[1]):
+            return
 
         def side(x):
-            dd = _drift(at(x[2], x[:2], full_f), x[2], K)
+            dd = _drift(at(x[2], x[:2], x[3:]), x[2], K)
             return [sum((x[a] * Pa[a, b] * dd[b] for a in range(2) for b in range(2)),
                         flint.arb(0))]
-        val, ax = _mean_value(side, list(ds) + [box[1]])
+        val, ax = _mean_value(side, list(ds) + [box[1]] + full_f)
         if not val[0] < 0:
             raise Halve("the region is not proved invariant: on its slow side, "
                         f"dsᵀPs·ds' < 0 fails ({_span(val[0])})", 1 if ax == 2 else 0)
@@ -371,19 +376,24 @@ def check_region(problem, w, work=MAX_TESTS):
     full_f = [h * flint.arb(0, 1) for h in fbox]
     work, depth, bounds, rho2 = [work], w["depth"], [], flint.arb(w["rho"]) ** 2
 
+    def unseen(ds, u):      # γ = (Jw̃)ᵀC(Jw̃)/|w̃|² ≥ 0, as C ⪰ 0 (Σ(t) = Φ(t)Σ₀Φ(t)ᵀ ⪰ 0)
+        return ss[1] + (K[0][1] + K[1][1] * u) * u + ds[1] < 0
+
     def fast_test(box):
         ds, u = box[:2], box[2]
         q = _quad(ds, Ps, ds)
-        if q.mid() - q.rad() > rho2:
-            return      # the box misses the slow ball
+        if q.mid() - q.rad() > rho2 or unseen(ds, u):
+            return      # the box misses the slow ball, or lies where γ < 0
         bounds.append(fast_side(at, u, ds, full_f, cf, K, Pf, kf, r))
-    stest = slow_test(at, Lit, Pa, rho, full_f, K)
+    stest = slow_test(at, Lit, Pa, rho, full_f, K, unseen)
     for u in us:
         for i in range(w["arcs"]):
             th = flint.arb(flint.fmpq(2 * i + 1, w["arcs"]), flint.fmpq(1, w["arcs"]))
             cover(stest, [th, u], depth, work)
         for ds in _cells(sbox, w["slow_cells"]):
             cover(fast_test, list(ds) + [u], depth, work)
+    if not bounds:
+        raise NotProved("no cell of the region has γ ≥ 0")
     lo = min(g.mid() - g.rad() for g in bounds)
     hi = max(g.mid() + g.rad() for g in bounds)
     return lo, hi

@@ -4,13 +4,20 @@ certificate (the mathematics is in :mod:`symgauss.kernel.kinds.growth_schur`).
 Untrusted search: a float integration until tr Σ = 1e4 gives the growing direction (its largest
 entry is the axis j) and the Schur coordinates there; at u = 0 the fast equations are affine in
 f = (η, ξ), so the slow manifold f̄(s) is one linear solve; Newton on the reduced slow field gives
-s*, finite differences its slope G, the reduced Jacobian J, the fast matrix L and the centres'
-first order in u; the quadratic centres are then fitted (least squares) to the slow manifold's
-invariance on the region's box. For an entry at σ = 300, 1000, 100, 3000 along the float
-solution the region is sized to hold that point (Ps shaped by its deviation, Pf from L) and tried
-until the kernel's :func:`~symgauss.kernel.kinds.growth_schur.check_region` accepts it (the
-search gives up after SEARCH_SECONDS); then validated steps of eq. 1.1 (metric I) run until Σ is
-inside it.
+s*, the reduced Jacobian J and the slow centre's first order K₁ in u. For an entry at σ = 300,
+1000, 100, 3000 along the float solution:
+
+- the slow shapes Ps (:func:`_shapes`: the Lyapunov metric of J scaled by the entry's deviation,
+  and J's eigenbasis with the second direction weighted down), each sized to hold the entry;
+- per shape, the fast centre by linear least squares on the ellipse (:func:`_centre`: f̄ itself,
+  and its first order in u), and the slow side's float margin (:func:`_slow_margin`, γ ≥ 0 only,
+  as the kernel); the best two shapes go on;
+- a fast metric Pf that contracts on all of the region (:func:`_fast_metric`), and the band r
+  between the fast side's floor and the slow side's ceiling in floats (:func:`_band`);
+- the kernel's :func:`~symgauss.kernel.kinds.growth_schur.check_region` on it, with a smaller work
+  limit (SEARCH_WORK) than the kernel's; the search gives up after SEARCH_SECONDS.
+
+Then validated steps of eq. 1.1 (metric I) run until Σ is inside the region.
 """
 from __future__ import annotations
 
@@ -27,6 +34,11 @@ from symgauss.questions.regime.blowup_bound import BlowupBound, verified
 SEARCH_SECONDS = 20
 #: the entry sizes tried, in order
 SIGMAS = (300.0, 1000.0, 100.0, 3000.0)
+#: the work limit of a region tried in the search (the kernel allows more: a region proved within
+#: this is proved there too); a try that runs out costs about 4 s instead of 12
+SEARCH_WORK = 1_500
+#: the slow shapes tried per entry size, best float margin first
+SHAPES_TRIED = 2
 
 
 def _q(x: float, den: int = 10 ** 12) -> flint.fmpq:
@@ -34,8 +46,8 @@ def _q(x: float, den: int = 10 ** 12) -> flint.fmpq:
     return flint.fmpq(f.numerator, f.denominator)
 
 
-def _manifold(A, V, B, z, k, br):
-    """(s*, f*, G, J, L, K, H) of the reduced flow (floats), from the state z."""
+def _field(A, V, B, k, br):
+    """F(u, s, f): the kernel's field (u', p', u·η', γ', u·ξ', g) in floats."""
     import numpy as np
 
     from symgauss.kernel.kinds.growth_schur import field
@@ -43,11 +55,24 @@ def _manifold(A, V, B, z, k, br):
 
     def F(u, s, f):
         return np.array(field(A, V, B, [u, s[0], f[0], s[1], f[1], f[2]], k, br, math.sqrt))
+    return F
+
+
+def _fbar(F, s, u=0.0):
+    """(f̄, L): the fast equations are affine in f at u = 0, u·f' = L·f + b; f̄ = −L⁻¹b."""
+    import numpy as np
+    f0 = F(u, s, np.zeros(3))[[2, 4, 5]]
+    L = np.array([F(u, s, e)[[2, 4, 5]] - f0 for e in np.eye(3)]).T
+    return -np.linalg.solve(L, f0), L
+
+
+def _manifold(A, V, B, z, k, br):
+    """(s*, f*, G, J, L, K, H) of the reduced flow (floats), from the state z."""
+    import numpy as np
+    F = _field(A, V, B, k, br)
 
     def fbar(s, u=0.0):
-        f0 = F(u, s, np.zeros(3))[[2, 4, 5]]
-        L = np.array([F(u, s, e)[[2, 4, 5]] - f0 for e in np.eye(3)]).T
-        return -np.linalg.solve(L, f0), L
+        return _fbar(F, s, u)
 
     def red(s):
         return F(0.0, s, fbar(s)[0])[[1, 3]]
@@ -81,48 +106,75 @@ def centre_floats(c, ds, u):
     import numpy as np
     fs, G, H, Q = c
     x = np.r_[ds, u]
-    mono = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
-    fc = fs + G @ ds + H * u + np.array([sum(Q[i, m] * x[a] * x[b] for m, (a, b)
-                                             in enumerate(mono)) for i in range(3)])
+    fc = fs + G @ ds + H * u + Q @ np.array([x[a] * x[b] for a, b in MONOMIALS])
     D = np.c_[G, H]
-    for i in range(3):
-        for m, (a, b) in enumerate(mono):
-            D[i, a] += Q[i, m] * x[b]
-            D[i, b] += Q[i, m] * x[a]
+    for m, (a, b) in enumerate(MONOMIALS):
+        D[:, a] += Q[:, m] * x[b]
+        D[:, b] += Q[:, m] * x[a]
     return fc, D
 
 
-#: evaluations of the fit's residual at most (about 0.1 s each; the fits that led to a region took
-#: 7–12, and one on seed-51 symmetric-B-13-d3 ran past 100 s without converging)
-FIT_EVALS = 40
+#: the kernel's monomials of degree 2 in x = (ds₀, ds₁, u)
+MONOMIALS = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
 
 
-def _fit(F, ss, fs, G, H, K1, half, u_hi):
-    """(G, H, Q, K): the centres fitted (least squares) to the slow manifold's invariance on a
-    grid of the region's box ``half`` × [0, u_hi]."""
-    import itertools
-
+def _manifold_fit(fbar, ss, ds_pts):
+    """(f*, G, Q) of degree 2 in ds alone: the slow manifold f̄(s* + ds) of u = 0 (one linear
+    solve per point) fitted by linear least squares on the points (the region's ellipse)."""
     import numpy as np
-    from scipy.optimize import least_squares
-    grid = list(itertools.product((-1, 0, 1), (-1, 0, 1), (0, 0.5, 1)))
+    rows, vals = [], []
+    for ds in ds_pts:
+        try:
+            vals.append(fbar(ss + ds))
+        except (np.linalg.LinAlgError, ValueError, ZeroDivisionError, OverflowError):
+            continue
+        rows.append([1.0, ds[0], ds[1], ds[0] ** 2, ds[0] * ds[1], ds[1] ** 2])
+    c = np.linalg.lstsq(np.array(rows), np.array(vals), rcond=None)[0].T
+    Q = np.zeros((3, 6))
+    Q[:, [0, 1, 3]] = c[:, 3:]
+    return c[:, 0], c[:, 1:3], Q
 
-    def unpack(c):
-        return c[:6].reshape(3, 2), c[6:9], c[9:27].reshape(3, 6), c[27:31].reshape(2, 2)
 
-    def res(c):
-        G, H, Q, K = unpack(c)
-        out = []
-        for a, b, t in grid:
-            ds, u = np.array([a * half[0], b * half[1]]), t * u_hi
-            fc, D = centre_floats((fs, G, H, Q), ds, u)
-            o = F(u, ss + (K[0] + K[1] * u) * u + ds, fc)
-            dd = o[[1, 3]] + (K[0] + 2 * K[1] * u) * o[6] * u
-            if a == b == 0:
-                out += list(dd)
-            out += list(o[[2, 4, 5]] - u * D[:, :2] @ dd + D[:, 2] * o[6] * u * u)
-        return np.array(out)
-    c = least_squares(res, np.r_[G.ravel(), H, np.zeros(18), K1, 0, 0], max_nfev=FIT_EVALS).x
-    return unpack(c)
+def _u_terms(F, ss, K1, pts, hs=1e-6):
+    """The centre's terms of order u, u·h(ds) with h affine in ds, fitted (linear least squares)
+    to the first order of the slow manifold's invariance: with s = s* + K₁u + ds and f = f̄(s) +
+    u·h₁(s) + O(u²), the order-u part of u·f' = Φ(u, s, f) gives h₁ = L⁻¹(∂f̄/∂s·s'₀ − ∂Φ/∂u),
+    so h(ds) = ∂f̄/∂s·K₁ + h₁(s* + ds). Returns the columns of u, ds₀u, ds₁u (3×3)."""
+    import numpy as np
+    rows, vals = [], []
+    for ds in pts:
+        s = ss + ds
+        try:
+            fb, L = _fbar(F, s)
+            Ds = np.array([(_fbar(F, s + hs * e)[0] - _fbar(F, s - hs * e)[0]) / (2 * hs)
+                           for e in np.eye(2)]).T
+            o = F(0.0, s, fb)
+            Phi_u = (F(hs, s, fb)[[2, 4, 5]] - o[[2, 4, 5]]) / hs
+            vals.append(Ds @ K1 + np.linalg.solve(L, Ds @ o[[1, 3]] - Phi_u))
+        except (np.linalg.LinAlgError, ValueError, ZeroDivisionError, OverflowError):
+            continue
+        rows.append([1.0, ds[0], ds[1]])
+    return np.linalg.lstsq(np.array(rows), np.array(vals), rcond=None)[0].T
+
+
+def _centre(F, ss, K1, pts):
+    """(f*, G, H, Q): the centre of degree 2 in ds (:func:`_manifold_fit`) and 1 in u, with
+    terms u·ds (:func:`_u_terms`), on the points of the region's ellipse."""
+    fs, G, Q = _manifold_fit(lambda s: _fbar(F, s)[0], ss, pts)
+    h = _u_terms(F, ss, K1, pts)
+    Q[:, [2, 4]] = h[:, 1:]
+    return fs, G, h[:, 0], Q
+
+
+def _ellipse(Ps, rho, radii=(0.0, 0.35, 0.7, 1.0), arcs=16):
+    """Points of the ellipse {‖ds‖_Ps ≤ ρ} (the centre first)."""
+    import numpy as np
+    Lit = np.linalg.inv(np.linalg.cholesky(Ps)).T
+    pts = [np.zeros(2)]
+    for t in radii[1:]:
+        pts += [t * rho * Lit @ np.array([np.cos(a), np.sin(a)])
+                for a in np.linspace(0, 2 * np.pi, arcs, endpoint=False)]
+    return pts
 
 
 def _lyap(M):
@@ -138,6 +190,101 @@ def _rate(M, P) -> float:
     """The largest k with MᵀP + PM ≼ −2k·P."""
     from scipy.linalg import eigh
     return float(min(eigh(-(M.T @ P + P @ M), P, eigvals_only=True))) / 2
+
+
+#: the weights of the second slow eigen-direction in the shapes tried for Ps (the deviation at entry
+#: often lies along the slow direction γ, far larger than along the other)
+WEIGHTS = (1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001)
+
+
+def _shapes(J, ds_e):
+    """Candidate metrics Ps of the slow side (max |P_ij| = 1): the Lyapunov metric of J in the
+    coordinates scaled by the entry's deviation, and the metrics of J's (real) eigenbasis with
+    the second direction weighted down."""
+    import numpy as np
+    Dm = np.diag(np.abs(ds_e) + 1e-3 * np.abs(ds_e).max() + 1e-9)   # the region's shape
+    P = _lyap(np.linalg.solve(Dm, J @ Dm))
+    out = [np.linalg.solve(Dm, np.linalg.solve(Dm, P).T)]
+    ev, T = np.linalg.eig(J)
+    T = np.c_[T[:, 0].real, T[:, 0].imag] if abs(ev[0].imag) > 0 else T.real
+    if np.linalg.cond(T) < 1e8:
+        Ti = np.linalg.inv(T)
+        out += [Ti.T @ np.diag([1.0, c]) @ Ti for c in WEIGHTS]
+    return [(P + P.T) / 2 / np.abs(P).max() for P in out]
+
+
+def _slow_margin(F, ss, cf, K, Ps, rho, u_hi) -> float:
+    """max over the slow side (a float grid, f on its centre, γ ≥ 0) of dsᵀPs·ds' / ρ²: the
+    shapes are tried best first, and only where this is negative."""
+    import numpy as np
+    Lit = np.linalg.inv(np.linalg.cholesky(Ps)).T
+    worst = -math.inf
+    for u in np.linspace(0.0, u_hi, 4):
+        for th in np.linspace(0.0, 2 * np.pi, 96, endpoint=False):
+            ds = rho * Lit @ np.array([np.cos(th), np.sin(th)])
+            if ss[1] + (K[0][1] + K[1][1] * u) * u + ds[1] < 0:
+                continue
+            try:
+                o = F(u, ss + (K[0] + K[1] * u) * u + ds, centre_floats(cf, ds, u)[0])
+            except (ValueError, ZeroDivisionError, OverflowError):
+                return math.inf
+            worst = max(worst, ds @ Ps @ (o[[1, 3]] + (K[0] + 2 * K[1] * u) * o[6] * u) / rho ** 2)
+    return worst
+
+
+def _band(F, ss, cf, K, Ps, rho, Pf, kf, u_hi) -> tuple:
+    """(r_lo, r_hi) in floats: the fast side needs ‖F(0)‖_Pf < kf·r (r > r_lo, the largest
+    forcing on the ellipse × u ≤ u_hi), the slow side dsᵀPs·ds' + r·Σ|∂/∂δ_i|·√(Pf⁻¹)_ii < 0
+    (r < r_hi, on its boundary); only γ ≥ 0, as the kernel's."""
+    import numpy as np
+    unit = np.sqrt(np.diag(np.linalg.inv(Pf)))
+    r_lo, r_hi = 0.0, math.inf
+    for u in (0.0, 0.5 * u_hi, u_hi):
+        for t, ds in zip([0] + [1] * 48, _ellipse(Ps, rho, (0, 1), 48)):
+            s = ss + (K[0] + K[1] * u) * u + ds
+            if s[1] < 0:
+                continue
+            fc, D = centre_floats(cf, ds, u)
+            try:
+                o = F(u, s, fc)
+                dd = o[[1, 3]] + (K[0] + 2 * K[1] * u) * o[6] * u
+                F0 = o[[2, 4, 5]] - u * D[:, :2] @ dd + D[:, 2] * o[6] * u * u
+                r_lo = max(r_lo, math.sqrt(F0 @ Pf @ F0) / kf)
+                if t:
+                    val = ds @ Ps @ dd
+                    grad = [ds @ Ps @ ((F(u, s, fc + 1e-7 * e)[[1, 3]] - o[[1, 3]]) / 1e-7)
+                            for e in np.eye(3)]
+                    sens = sum(abs(g) * c for g, c in zip(grad, unit))
+                    r_hi = min(r_hi, -val / sens if val < 0 else 0.0)
+            except (ValueError, ZeroDivisionError, OverflowError):
+                return math.inf, 0.0
+    return r_lo, r_hi
+
+
+def _fast_metric(F, ss, K1, pts, u_hi):
+    """(Pf, kf): a metric in which u·f' contracts on all of the region, and its rate (0.8 of the
+    least found on the points × u ≤ u_hi): the Lyapunov metric of L(s*), or of the sum of the
+    points' Lyapunov metrics, whichever contracts more; kf ≤ 0 when neither does."""
+    import numpy as np
+    Ls = []
+    for u in (0.0, u_hi):
+        for ds in pts:
+            s = ss + K1 * u + ds
+            if s[1] >= 0:
+                try:
+                    Ls.append(_fbar(F, s, u)[1])
+                except (np.linalg.LinAlgError, ValueError, ZeroDivisionError, OverflowError):
+                    return None, 0.0
+    out = [(0.0, None)]
+    for P in (Ls[:1], Ls):
+        try:
+            P = sum(_lyap(L) for L in P)
+            if np.linalg.eigvalsh(P).min() > 0:
+                out.append((0.8 * min(_rate(L, P) for L in Ls), P / np.abs(P).max()))
+        except (np.linalg.LinAlgError, ValueError):
+            continue
+    kf, P = max(out, key=lambda x: x[0])
+    return P, kf
 
 
 def _trajectory(problem, tr: float = 1e4):
@@ -180,7 +327,7 @@ def find_growth_schur(problem) -> BlowupBound:
     from symgauss.integrate.validated import integrate, step_budget
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
-    from symgauss.kernel.kinds.growth_schur import check_region, entry, field, permuted
+    from symgauss.kernel.kinds.growth_schur import check_region, entry, permuted
     from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
     from symgauss.kernel.read import read_problem
     from symgauss.questions.regime.basin import ADAPT
@@ -207,7 +354,7 @@ def find_growth_schur(problem) -> BlowupBound:
         br = 1 if 2 * B[K1, K1] * y[k] + be > 0 else -1
     u, sv, fv, _ = _schur(S, B, j, k)
     try:
-        ss, fs, G, J, L, Kl, Hl, g = _manifold(A, V, B, [u, sv[0], fv[0], sv[1], *fv[1:]], k,
+        ss, _f, _G, J, L, Kl, _H, g = _manifold(A, V, B, [u, sv[0], fv[0], sv[1], *fv[1:]], k,
                                                 br)
     except (np.linalg.LinAlgError, ValueError, ZeroDivisionError):
         return BlowupBound(None, "the reduced flow on B's null cone has no regular equilibrium "
@@ -216,15 +363,8 @@ def find_growth_schur(problem) -> BlowupBound:
             and g > 0):
         return BlowupBound(None, "the growth direction is not attracting in the Schur "
                            "coordinates (slow or fast eigenvalues not negative)")
-    Pf = _lyap(L)          # Ps is shaped per entry size below
-    kf = _rate(L, Pf) * 0.7
-    Al, Vl, Bl = A.tolist(), V.tolist(), B.tolist()
-
-    def F(u, s, f):
-        return np.array(field(Al, Vl, Bl, [u, s[0], f[0], s[1], f[1], f[2]], k, br, math.sqrt))
-    base = {"axis": j, "k": k, "branch": br, "s_star": [_q(x) for x in ss],
-            "f_star": [_q(x) for x in fs], "Pf": _qm(Pf),
-            "fast_rate": _q(kf, 10 ** 6)}
+    F = _field(A, V, B, k, br)
+    base = {"axis": j, "k": k, "branch": br, "s_star": [_q(x) for x in ss]}
     prec, found, whys = 128, None, []
 
     def sig_at(t):
@@ -238,31 +378,49 @@ def find_growth_schur(problem) -> BlowupBound:
             break
         t_e = brentq(lambda t: sig_at(t) - sig_e, 0.0, sol.t[-1])
         u_e, s_e, f_e, _ = _schur(full(sol.sol(t_e)), B, j, k)
-        ds_lin = s_e - ss - Kl * u_e
-        half = np.abs(ds_lin) * 1.5 + 1e-4
-        try:
-            Gf, Hf, Qf, Kf = _fit(F, ss, fs, G, Hl, Kl, half, 1.5 * u_e)
-        except (ValueError, ZeroDivisionError, OverflowError, np.linalg.LinAlgError):
-            whys.append(f"σ = {sig_e:g}: the centres' fit left the chart")
-            continue
-        ds_e = s_e - ss - (Kf[0] + Kf[1] * u_e) * u_e
-        d_e = f_e - centre_floats((fs, Gf, Hf, Qf), ds_e, u_e)[0]
-        Dm = np.diag(np.abs(ds_e) + 1e-3 * np.abs(ds_e).max() + 1e-9)   # the region's shape
-        Ps = _lyap(np.linalg.solve(Dm, J @ Dm))
-        Ps = np.linalg.solve(Dm, np.linalg.solve(Dm, Ps).T)
-        Ps = (Ps + Ps.T) / 2 / np.abs(Ps).max()
-        rho = 1.3 * math.sqrt(ds_e @ Ps @ ds_e) + 1e-6
-        w = {**base, "Ps": _qm(Ps), "G": _qm(Gf), "H": [_q(x) for x in Hf], "Q": _qm(Qf), "K": _qm(Kf)}
-        for r in sorted({max(1.3 * math.sqrt(d_e @ Pf @ d_e), f * rho) for f in (0.3, 1.0)}):
-            w.update(rho=_q(rho), r=_q(r), u_max=_q(1.5 * u_e), slow_cells=4, u_pieces=2,
-                     arcs=32, depth=12)      # coarse cells: the kernel halves where needed
+        ds_e = s_e - ss - Kl * u_e
+        K = np.array([Kl, 0 * Kl])
+        tries = []
+        for i, Ps in enumerate(_shapes(J, ds_e)):
+            rho = 1.3 * math.sqrt(ds_e @ Ps @ ds_e) + 1e-6
             try:
-                g_lo, g_hi = check_region(ep, w)
-            except (NotProved, Invalid) as e:
-                whys.append(f"σ = {sig_e:g}: {e}")
+                cf = _centre(F, ss, Kl, _ellipse(Ps, rho))
+            except (ValueError, np.linalg.LinAlgError):
                 continue
-            if g_lo > 0:
-                found = (g_lo, g_hi)
+            m = _slow_margin(F, ss, cf, K, Ps, rho, 1.5 * u_e)
+            if i == 0 or m < 0:     # the first: the shape tried before the eigen-shapes
+                tries.append((m, i, Ps, rho, cf))
+        for _m, _i, Ps, rho, cf in sorted(tries, key=lambda x: x[:2])[:SHAPES_TRIED]:
+            d_e = f_e - centre_floats(cf, ds_e, u_e)[0]
+            Pf, kf = _fast_metric(F, ss, Kl, _ellipse(Ps, rho), 1.5 * u_e)
+            if not kf > 0:
+                whys.append(f"σ = {sig_e:g}: no fast metric contracts on all of the region")
+                continue
+            w = {**base, "Pf": _qm(Pf), "fast_rate": _q(kf, 10 ** 6), "Ps": _qm(Ps),
+                 "f_star": [_q(x) for x in cf[0]], "G": _qm(cf[1]), "H": [_q(x) for x in cf[2]],
+                 "Q": _qm(cf[3]), "K": _qm(K)}
+            r_lo, r_hi = _band(F, ss, cf, K, Ps, rho, Pf, kf, 1.5 * u_e)
+            r_lo = max(r_lo, 1.3 * math.sqrt(d_e @ Pf @ d_e))
+            if not 2 * r_lo < r_hi:
+                whys.append(f"σ = {sig_e:g}: no fast band fits (floats: the fast side needs "
+                            f"r > {r_lo:.3g}, the slow side r < {r_hi:.3g})")
+                continue
+            mid = math.sqrt(r_lo * r_hi)    # the band's width: the middle first
+            for r in sorted({x for x in (mid, 0.5 * r_hi, 3 * r_lo) if r_lo < x < r_hi},
+                            key=lambda x: abs(math.log(x / mid))):
+                if time.monotonic() > deadline:
+                    break
+                w.update(rho=_q(rho), r=_q(r), u_max=_q(1.5 * u_e), slow_cells=4, u_pieces=2,
+                         arcs=32, depth=12)      # coarse cells: the kernel halves where needed
+                try:
+                    g_lo, g_hi = check_region(ep, w, SEARCH_WORK)
+                except (NotProved, Invalid) as e:
+                    whys.append(f"σ = {sig_e:g}: {e}")
+                    continue
+                if g_lo > 0:
+                    found = (g_lo, g_hi)
+                    break
+            if found:
                 break
         if found:
             break
