@@ -263,8 +263,9 @@ def _band(F, ss, cf, K, Ps, rho, Pf, kf, u_hi) -> tuple:
 
 def _fast_metric(F, ss, K1, pts, u_hi):
     """(Pf, kf): a metric in which u·f' contracts on all of the region, and its rate (0.8 of the
-    least found on the points × u ≤ u_hi): the Lyapunov metric of L(s*), or of the sum of the
-    points' Lyapunov metrics, whichever contracts more; kf ≤ 0 when neither does."""
+    least found on the points with γ ≥ 0 × u ≤ u_hi): the Lyapunov metric of L at the first such
+    point (the centre, unless γ* < 0 by rounding), or of the sum of all the points' Lyapunov
+    metrics, whichever contracts more; kf ≤ 0 when neither does."""
     import numpy as np
     Ls = []
     for u in (0.0, u_hi):
@@ -276,9 +277,9 @@ def _fast_metric(F, ss, K1, pts, u_hi):
                 except (np.linalg.LinAlgError, ValueError, ZeroDivisionError, OverflowError):
                     return None, 0.0
     out = [(0.0, None)]
-    for P in (Ls[:1], Ls):
+    for group in (Ls[:1], Ls) if Ls else ():
         try:
-            P = sum(_lyap(L) for L in P)
+            P = sum(_lyap(L) for L in group)
             if np.linalg.eigvalsh(P).min() > 0:
                 out.append((0.8 * min(_rate(L, P) for L in Ls), P / np.abs(P).max()))
         except (np.linalg.LinAlgError, ValueError):
