@@ -66,16 +66,13 @@ def _fbar(F, s, u=0.0):
     return -np.linalg.solve(L, f0), L
 
 
-def _manifold(A, V, B, z, k, br):
-    """(s*, f*, G, J, L, K, H) of the reduced flow (floats), from the state z."""
+def _manifold(F, z):
+    """(s*, J, L, K₁, g) of the reduced flow (floats), from the state z: the slow equilibrium,
+    the reduced Jacobian, the fast matrix, the slow centre's first order in u, the growth rate."""
     import numpy as np
-    F = _field(A, V, B, k, br)
-
-    def fbar(s, u=0.0):
-        return _fbar(F, s, u)
 
     def red(s):
-        return F(0.0, s, fbar(s)[0])[[1, 3]]
+        return F(0.0, s, _fbar(F, s)[0])[[1, 3]]
     s = np.array([z[1], z[3]])
     for _ in range(40):
         r0 = red(s)
@@ -83,8 +80,7 @@ def _manifold(A, V, B, z, k, br):
         s = s - np.linalg.solve(J, r0)
     h = 1e-6
     J = np.array([(red(s + h * e) - red(s - h * e)) / (2 * h) for e in np.eye(2)]).T
-    fs, L = fbar(s)
-    G = np.array([(fbar(s + h * e)[0] - fbar(s - h * e)[0]) / (2 * h) for e in np.eye(2)]).T
+    fs, L = _fbar(F, s)
     # first order in u: s = s* + K·u, f = f* + H·u with s' = −g·K·u and u·f' = O(u²)
     x0 = np.r_[s, fs]
 
@@ -97,8 +93,7 @@ def _manifold(A, V, B, z, k, br):
     Du = (res(x0, h)[0] - res(x0, -h)[0]) / (2 * h)
     M = D.copy()
     M[:2, :2] += g * np.eye(2)
-    KH = -np.linalg.solve(M, Du)
-    return s, fs, G, J, L, KH[:2], KH[2:], g
+    return s, J, L, -np.linalg.solve(M, Du)[:2], g
 
 
 def centre_floats(c, ds, u):
@@ -118,52 +113,37 @@ def centre_floats(c, ds, u):
 MONOMIALS = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
 
 
-def _manifold_fit(fbar, ss, ds_pts):
-    """(f*, G, Q) of degree 2 in ds alone: the slow manifold f̄(s* + ds) of u = 0 (one linear
-    solve per point) fitted by linear least squares on the points (the region's ellipse)."""
+def _centre(F, ss, K1, pts, hs=1e-6):
+    """(f*, G, H, Q): the fast centre, fitted by linear least squares on the points of the
+    region's ellipse, of degree 2 in ds and 1 in u with terms u·ds. In ds alone: the slow
+    manifold f̄(s* + ds) of u = 0 (one linear solve per point). In u: with s = s* + K₁u + ds and
+    f = f̄(s) + u·h₁(s) + O(u²), the order-u part of u·f' = Φ(u, s, f) gives
+    h₁ = L⁻¹(∂f̄/∂s·s'₀ − ∂Φ/∂u), so the term is u·(∂f̄/∂s·K₁ + h₁(s* + ds)), fitted affine in ds."""
     import numpy as np
-    rows, vals = [], []
-    for ds in ds_pts:
-        try:
-            vals.append(fbar(ss + ds))
-        except (np.linalg.LinAlgError, ValueError, ZeroDivisionError, OverflowError):
-            continue
-        rows.append([1.0, ds[0], ds[1], ds[0] ** 2, ds[0] * ds[1], ds[1] ** 2])
-    c = np.linalg.lstsq(np.array(rows), np.array(vals), rcond=None)[0].T
-    Q = np.zeros((3, 6))
-    Q[:, [0, 1, 3]] = c[:, 3:]
-    return c[:, 0], c[:, 1:3], Q
-
-
-def _u_terms(F, ss, K1, pts, hs=1e-6):
-    """The centre's terms of order u, u·h(ds) with h affine in ds, fitted (linear least squares)
-    to the first order of the slow manifold's invariance: with s = s* + K₁u + ds and f = f̄(s) +
-    u·h₁(s) + O(u²), the order-u part of u·f' = Φ(u, s, f) gives h₁ = L⁻¹(∂f̄/∂s·s'₀ − ∂Φ/∂u),
-    so h(ds) = ∂f̄/∂s·K₁ + h₁(s* + ds). Returns the columns of u, ds₀u, ds₁u (3×3)."""
-    import numpy as np
-    rows, vals = [], []
+    rows, vals, u_rows, u_vals = [], [], [], []
     for ds in pts:
         s = ss + ds
         try:
             fb, L = _fbar(F, s)
+        except (np.linalg.LinAlgError, ValueError, ZeroDivisionError, OverflowError):
+            continue
+        rows.append([1.0, ds[0], ds[1], ds[0] ** 2, ds[0] * ds[1], ds[1] ** 2])
+        vals.append(fb)
+        try:
             Ds = np.array([(_fbar(F, s + hs * e)[0] - _fbar(F, s - hs * e)[0]) / (2 * hs)
                            for e in np.eye(2)]).T
             o = F(0.0, s, fb)
             Phi_u = (F(hs, s, fb)[[2, 4, 5]] - o[[2, 4, 5]]) / hs
-            vals.append(Ds @ K1 + np.linalg.solve(L, Ds @ o[[1, 3]] - Phi_u))
+            u_vals.append(Ds @ K1 + np.linalg.solve(L, Ds @ o[[1, 3]] - Phi_u))
         except (np.linalg.LinAlgError, ValueError, ZeroDivisionError, OverflowError):
             continue
-        rows.append([1.0, ds[0], ds[1]])
-    return np.linalg.lstsq(np.array(rows), np.array(vals), rcond=None)[0].T
-
-
-def _centre(F, ss, K1, pts):
-    """(f*, G, H, Q): the centre of degree 2 in ds (:func:`_manifold_fit`) and 1 in u, with
-    terms u·ds (:func:`_u_terms`), on the points of the region's ellipse."""
-    fs, G, Q = _manifold_fit(lambda s: _fbar(F, s)[0], ss, pts)
-    h = _u_terms(F, ss, K1, pts)
-    Q[:, [2, 4]] = h[:, 1:]
-    return fs, G, h[:, 0], Q
+        u_rows.append([1.0, ds[0], ds[1]])
+    c = np.linalg.lstsq(np.array(rows), np.array(vals), rcond=None)[0].T
+    h = np.linalg.lstsq(np.array(u_rows), np.array(u_vals), rcond=None)[0].T
+    Q = np.zeros((3, 6))
+    Q[:, [0, 1, 3]] = c[:, 3:]      # ds₀², ds₀ds₁, ds₁²
+    Q[:, [2, 4]] = h[:, 1:]         # ds₀u, ds₁u
+    return c[:, 0], c[:, 1:3], h[:, 0], Q
 
 
 def _ellipse(Ps, rho, radii=(0.0, 0.35, 0.7, 1.0), arcs=16):
@@ -213,6 +193,12 @@ def _shapes(J, ds_e):
     return [(P + P.T) / 2 / np.abs(P).max() for P in out]
 
 
+def _s_c(ss, K, u, ds):
+    """s = s_c(u) + ds, and whether γ = s₁ ≥ 0 there (the kernel checks only those points)."""
+    s = ss + (K[0] + K[1] * u) * u + ds
+    return s, s[1] >= 0
+
+
 def _slow_margin(F, ss, cf, K, Ps, rho, u_hi) -> float:
     """max over the slow side (a float grid, f on its centre, γ ≥ 0) of dsᵀPs·ds' / ρ²: the
     shapes are tried best first, and only where this is negative."""
@@ -222,10 +208,11 @@ def _slow_margin(F, ss, cf, K, Ps, rho, u_hi) -> float:
     for u in np.linspace(0.0, u_hi, 4):
         for th in np.linspace(0.0, 2 * np.pi, 96, endpoint=False):
             ds = rho * Lit @ np.array([np.cos(th), np.sin(th)])
-            if ss[1] + (K[0][1] + K[1][1] * u) * u + ds[1] < 0:
+            s, seen = _s_c(ss, K, u, ds)
+            if not seen:
                 continue
             try:
-                o = F(u, ss + (K[0] + K[1] * u) * u + ds, centre_floats(cf, ds, u)[0])
+                o = F(u, s, centre_floats(cf, ds, u)[0])
             except (ValueError, ZeroDivisionError, OverflowError):
                 return math.inf
             worst = max(worst, ds @ Ps @ (o[[1, 3]] + (K[0] + 2 * K[1] * u) * o[6] * u) / rho ** 2)
@@ -241,8 +228,8 @@ def _band(F, ss, cf, K, Ps, rho, Pf, kf, u_hi) -> tuple:
     r_lo, r_hi = 0.0, math.inf
     for u in (0.0, 0.5 * u_hi, u_hi):
         for t, ds in zip([0] + [1] * 48, _ellipse(Ps, rho, (0, 1), 48)):
-            s = ss + (K[0] + K[1] * u) * u + ds
-            if s[1] < 0:
+            s, seen = _s_c(ss, K, u, ds)
+            if not seen:
                 continue
             fc, D = centre_floats(cf, ds, u)
             try:
@@ -261,7 +248,7 @@ def _band(F, ss, cf, K, Ps, rho, Pf, kf, u_hi) -> tuple:
     return r_lo, r_hi
 
 
-def _fast_metric(F, ss, K1, pts, u_hi):
+def _fast_metric(F, ss, K, pts, u_hi):
     """(Pf, kf): a metric in which u·f' contracts on all of the region, and its rate (0.8 of the
     least found on the points with γ ≥ 0 × u ≤ u_hi): the Lyapunov metric of L at the first such
     point (the centre, unless γ* < 0 by rounding), or of the sum of all the points' Lyapunov
@@ -270,8 +257,8 @@ def _fast_metric(F, ss, K1, pts, u_hi):
     Ls = []
     for u in (0.0, u_hi):
         for ds in pts:
-            s = ss + K1 * u + ds
-            if s[1] >= 0:
+            s, seen = _s_c(ss, K, u, ds)
+            if seen:
                 try:
                     Ls.append(_fbar(F, s, u)[1])
                 except (np.linalg.LinAlgError, ValueError, ZeroDivisionError, OverflowError):
@@ -355,8 +342,8 @@ def find_growth_schur(problem) -> BlowupBound:
         br = 1 if 2 * B[K1, K1] * y[k] + be > 0 else -1
     u, sv, fv, _ = _schur(S, B, j, k)
     try:
-        ss, _f, _G, J, L, Kl, _H, g = _manifold(A, V, B, [u, sv[0], fv[0], sv[1], *fv[1:]], k,
-                                                br)
+        F = _field(A, V, B, k, br)
+        ss, J, L, Kl, g = _manifold(F, [u, sv[0], fv[0], sv[1], *fv[1:]])
     except (np.linalg.LinAlgError, ValueError, ZeroDivisionError):
         return BlowupBound(None, "the reduced flow on B's null cone has no regular equilibrium "
                            "near the growth direction")
@@ -364,7 +351,6 @@ def find_growth_schur(problem) -> BlowupBound:
             and g > 0):
         return BlowupBound(None, "the growth direction is not attracting in the Schur "
                            "coordinates (slow or fast eigenvalues not negative)")
-    F = _field(A, V, B, k, br)
     base = {"axis": j, "k": k, "branch": br, "s_star": [_q(x) for x in ss]}
     prec, found, whys = 128, None, []
 
@@ -384,16 +370,17 @@ def find_growth_schur(problem) -> BlowupBound:
         tries = []
         for i, Ps in enumerate(_shapes(J, ds_e)):
             rho = 1.3 * math.sqrt(ds_e @ Ps @ ds_e) + 1e-6
+            pts = _ellipse(Ps, rho)
             try:
-                cf = _centre(F, ss, Kl, _ellipse(Ps, rho))
+                cf = _centre(F, ss, Kl, pts)
             except (ValueError, np.linalg.LinAlgError):
                 continue
             m = _slow_margin(F, ss, cf, K, Ps, rho, 1.5 * u_e)
             if i == 0 or m < 0:     # the first: the shape tried before the eigen-shapes
-                tries.append((m, i, Ps, rho, cf))
-        for _m, _i, Ps, rho, cf in sorted(tries, key=lambda x: x[:2])[:SHAPES_TRIED]:
+                tries.append((m, i, Ps, rho, cf, pts))
+        for _m, _i, Ps, rho, cf, pts in sorted(tries, key=lambda x: x[:2])[:SHAPES_TRIED]:
             d_e = f_e - centre_floats(cf, ds_e, u_e)[0]
-            Pf, kf = _fast_metric(F, ss, Kl, _ellipse(Ps, rho), 1.5 * u_e)
+            Pf, kf = _fast_metric(F, ss, K, pts, 1.5 * u_e)
             if not kf > 0:
                 whys.append(f"σ = {sig_e:g}: no fast metric contracts on all of the region")
                 continue
