@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 3490  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 3660  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -57,7 +57,10 @@ KERNEL_LINES = 3490  # lines of code of symgauss/kernel (1268 when the closed sc
 # validated steps first, then the same from Σ(t0), eighteenth attempt; +3 (→ 3479): changes of
 # metric read as exact matrices, made balls at the steps' precision, nineteenth attempt; +6
 # (→ 3485) for growth-schur: cells where γ < 0 is proved are skipped (Σ(t) ⪰ 0 never goes there),
-# and the slow side in the mean-value form in δ as well, twentieth attempt
+# and the slow side in the mean-value form in δ as well, twentieth attempt; +169 (→ 3654) with kind
+# bounded-turning, d = 2: a region round a cycle of rank-one matrices between two C¹ cubic Hermite
+# faces, its three sides in the mean-value form on halved pieces of φ, the entry and the bounds of
+# tr Σ (blowup-turning's rates shared, now on Dual numbers too), twenty-first attempt
 
 
 def _certs():

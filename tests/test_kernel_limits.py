@@ -344,6 +344,54 @@ def test_the_most_turning_cells_are_answered_within_the_budget():
     assert seconds < BUDGET_S and size < (1 << 20), (seconds, size)
 
 
+def _bounded_turning_most_pieces():
+    """Kind bounded-turning on the checked-in certificate's region with every node interval
+    split in 12 (the same cubics, re-read at the new nodes and rounded to 30 digits: about 3 800
+    pieces, each checked, nearly MAX_NODES) and ``tests`` the most the work limit leaves after
+    its steps."""
+    import math
+    from pathlib import Path
+
+    from symgauss.kernel.flow import MAX_STEP_WORK, step_work
+    from symgauss.kernel.kinds.bounded_turning import MAX_NODES, PIECE_STEPS
+    c = json.loads((Path(__file__).resolve().parents[1] / "certificates" /
+                    "bounded_turning.json").read_text())
+    w = c["witness"]
+    xs = [Fraction(x) for x in w["nodes"]]
+    split = 12
+    assert (len(xs) - 1) * split <= MAX_NODES
+    nodes = [x0 + (x1 - x0) * Fraction(j, split) for x0, x1 in zip(xs, xs[1:])
+             for j in range(split)]
+    for key in ("lower", "upper", "det"):
+        vals = [Fraction(v) for v in w[key]]
+        out = []
+        for k, (x0, x1) in enumerate(zip(xs, xs[1:])):
+            (y0, m0), (y1, m1) = ((vals[2 * (i % (len(xs) - 1))], vals[2 * (i % (len(xs) - 1)) + 1])
+                                  for i in (k, k + 1))
+            h = float(x1 - x0) * math.pi
+            delta = float(y1 - y0) / h
+            c2, c3 = 3 * delta - 2 * float(m0) - float(m1), float(m0) + float(m1) - 2 * delta
+            for j in range(split):
+                t = j / split
+                out += [f"{float(y0) + h * t * (float(m0) + t * (c2 + t * c3)):.17g}",
+                        f"{float(m0) + t * (2 * c2 + 3 * c3 * t):.17g}"]
+        w[key] = out
+    w["nodes"] = [str(x) for x in nodes] + ["2"]
+    w["depth"] = 0
+    unit = step_work(2, 1, w["order"], w["prec"])
+    w["tests"] = (MAX_STEP_WORK // unit - len(w["steps"])) // PIECE_STEPS
+    return reseal(c)
+
+
+@pytest.mark.slow
+def test_the_most_bounded_turning_pieces_are_answered_within_the_budget():
+    """Every piece of a bounded-turning region check with about 3 800 pieces, after the
+    certificate's steps, within the 20 s and under the 1 MiB limit."""
+    v, seconds, size = timed(_bounded_turning_most_pieces())
+    assert v.status == "verified", v.reason
+    assert seconds < BUDGET_S and size < (1 << 20), (seconds, size)
+
+
 #: the configurations whose steps cost the most per unit of work (flow.STEP_COST's upper ends):
 #: at order 24 and 128 bits, eq. 1.1's steps with 8 heads, compactified ones with 1 head (and 8
 #: at d = 3), and compactified steps at order 4 (charged as order 24) at d = 5

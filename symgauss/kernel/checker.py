@@ -35,6 +35,7 @@ from symgauss.kernel.kinds import (
     blowup_trajectory,
     blowup_turning,
     bounded,
+    bounded_turning,
     decay_cone,
     growth,
     growth_axis,
@@ -56,7 +57,7 @@ from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
                                       limit_riccati, blowup_trajectory, blowup_infinity,
                                       blowup_slab, blowup_turning, growth, growth_axis,
-                                      growth_schur, growth_riccati, bounded,
+                                      growth_schur, growth_riccati, bounded, bounded_turning,
                                       decay_cone)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",

@@ -64,8 +64,16 @@ SCHEMAS = {"blowup-turning": Schema(
      "cells": Field(integer(1, MAX_CELLS))},
     "rigorous", {"d": 2})}
 
-__all__ = ["SCHEMAS", "check", "statement", "turning_enclosure", "turning_region",
-           "read_series"]
+__all__ = [
+    "SCHEMAS",
+    "check",
+    "entries",
+    "rates",
+    "read_series",
+    "statement",
+    "turning_enclosure",
+    "turning_region",
+]
 
 
 def read_series(value, where: str) -> list:
@@ -96,26 +104,37 @@ def _series(coef, harm) -> tuple:
     return f, df
 
 
-def _rates(flow, u, rho, c, s):
-    """(dW1/dτ without ψ'Φ, dW2/dτ without χ'Φ, Φ) on the balls u, ρ, cos φ, sin φ."""
+def entries(flow) -> tuple:
+    """(A, [(V, B)]) of the flow as 2×2 lists of balls, for :func:`rates`."""
+    def rows(M):
+        return [[flint.arb(M[i, j]) for j in range(2)] for i in range(2)]
+    return rows(flow.A), [(rows(V), rows(B)) for V, B in flow.heads]
+
+
+def rates(A, heads, u, rho, c, s) -> tuple:
+    """(dW1/dτ without ψ'Φ, dW2/dτ without χ'Φ, Φ) = (−g, 2tr K − 2g, Φ) on the numbers u, ρ,
+    cos φ, sin φ (balls, or :class:`~symgauss.kernel.kinds.growth_schur.Dual` numbers), A and
+    the heads from :func:`entries`."""
     a, b = rho * c / 2, rho * s / 2
-    half = flint.arb(1) / 2
-    Y = flint.arb_mat([[half + a, b], [b, half - a]])
-    N = flint.arb_mat(2, 2)
-    for V, B in flow.heads:
-        N = N + V * Y * B
-    K = flow.A * u + N
-    KY = K * Y
-    g = 2 * (KY[0, 0] + KY[1, 1])     # 2u·tr(AY) + 2tr(NY)
-    Yp = KY + KY.transpose() - Y * g
-    ap, bp = (Yp[0, 0] - Yp[1, 1]) / 2, Yp[0, 1]
-    phi = (a * bp - b * ap) / (rho * rho / 4)
-    return -g, 2 * (K[0, 0] + K[1, 1]) - 2 * g, phi
+    Y = [[a + flint.arb(0.5), b], [b, flint.arb(0.5) - a]]
+
+    def mul(X, Z):
+        return [[X[i][0] * Z[0][j] + X[i][1] * Z[1][j] for j in range(2)] for i in range(2)]
+    K = [[A[i][j] * u for j in range(2)] for i in range(2)]
+    for V, B in heads:
+        N = mul(mul(V, Y), B)
+        K = [[K[i][j] + N[i][j] for j in range(2)] for i in range(2)]
+    KY = mul(K, Y)
+    g = 2 * (KY[0][0] + KY[1][1])     # 2u·tr(AY) + 2tr(NY)
+    ap = KY[0][0] - KY[1][1] - g * a     # (Y'00 − Y'11)/2 with Y' = KY + YKᵀ − gY
+    bp = KY[0][1] + KY[1][0] - g * b
+    return -g, 2 * (K[0][0] + K[1][1]) - 2 * g, (a * bp - b * ap) / (rho * rho / 4)
 
 
 def turning_region(flow, psi, chi, cells: int, c1, c2) -> tuple:
     """Check (2) of the module docstring: (κ, K, ψ_lo, ψ_hi) as arbs, or NotProved."""
     pi = flint.arb.pi()
+    A, heads = entries(flow)
     kappa = top = psi_lo = psi_hi = None
     quarter = flint.arb(1) / 4
     for i in range(cells):
@@ -131,7 +150,7 @@ def turning_region(flow, psi, chi, cells: int, c1, c2) -> tuple:
         rho_lo = (1 - 4 * d_top).sqrt().lower()
         unit = flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))     # [0, 1], exactly
         u, rho = u_top * unit, rho_lo + (1 - rho_lo) * unit     # ⊇ [0, u_top], [ρ_lo, 1]
-        w1, w2, speed = _rates(flow, u, rho, phi.cos(), phi.sin())
+        w1, w2, speed = rates(A, heads, u, rho, phi.cos(), phi.sin())
         w1, w2 = w1 + d1 * speed, w2 + d2 * speed
         if not (w1 < 0 and w2 < 0):
             raise NotProved(f"cell {i} (φ ∈ {phi.str(5)}): dW1/dτ < 0 and dW2/dτ < 0 are not "

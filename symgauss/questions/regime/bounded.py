@@ -70,6 +70,8 @@ def find_bounded(problem) -> BlowupBound:
 
 METHOD = ("a linear functional tr(PΣ) with a dissipative quadratic part, checked exactly "
           "(symgauss.questions.regime.bounded)")
+TURNING_METHOD = ("validated integration into a region round a cycle of rank-one matrices, "
+                  "checked in ball arithmetic (symgauss.questions.regime.bounded_turning)")
 
 
 DECAY_METHOD = {"decay-cone": "a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0, checked "
@@ -93,8 +95,18 @@ def decay_regime(problem, tried, Regime):
 
 
 def bounded_regime(problem, tried, Regime):
-    """:func:`decay_regime`, or else ``bounded`` from a kernel-verified ``bounded-linear``
+    """At d = 2 first a region round a cycle of rank-one matrices (kind ``bounded-turning``,
+    rigorous: its floor on tr Σ rules out a decay, so nothing stronger is missed); then
+    :func:`decay_regime`, or else ``bounded`` from a kernel-verified ``bounded-linear``
     certificate (exact), as ``Regime``, or None (``tried`` says why)."""
+    if problem.d == 2:
+        from symgauss.questions.regime.bounded_turning import find_bounded_turning
+        res = find_bounded_turning(problem)
+        if res.certificate is not None:
+            return Regime("bounded", "rigorous", res.certificate["claim"]["statement"] +
+                          " (kernel: VERIFIED)", TURNING_METHOD,
+                          certificate_data=res.certificate, tried=tuple(tried))
+        tried.append(f"a region round a cycle of rank-one matrices: {res.why}")
     if (decay := decay_regime(problem, tried, Regime)) is not None:
         return decay
     res = find_bounded(problem)
