@@ -349,6 +349,7 @@ def _bounded_turning_most_pieces():
     split in 12 (the same cubics, re-read at the new nodes and rounded to 30 digits: about 3 800
     pieces, each checked, nearly MAX_NODES) and ``tests`` the most the work limit leaves after
     its steps."""
+    import itertools
     import math
     from pathlib import Path
 
@@ -360,12 +361,12 @@ def _bounded_turning_most_pieces():
     xs = [Fraction(x) for x in w["nodes"]]
     split = 12
     assert (len(xs) - 1) * split <= MAX_NODES
-    nodes = [x0 + (x1 - x0) * Fraction(j, split) for x0, x1 in zip(xs, xs[1:])
+    nodes = [x0 + (x1 - x0) * Fraction(j, split) for x0, x1 in itertools.pairwise(xs)
              for j in range(split)]
     for key in ("lower", "upper", "det"):
         vals = [Fraction(v) for v in w[key]]
         out = []
-        for k, (x0, x1) in enumerate(zip(xs, xs[1:])):
+        for k, (x0, x1) in enumerate(itertools.pairwise(xs)):
             (y0, m0), (y1, m1) = ((vals[2 * (i % (len(xs) - 1))], vals[2 * (i % (len(xs) - 1)) + 1])
                                   for i in (k, k + 1))
             h = float(x1 - x0) * math.pi

@@ -4,7 +4,8 @@ mathematics is in :mod:`symgauss.kernel.kinds.bounded_turning`).
 
 Untrusted search, in floats. On the rank-one circle (ρ = 1) with ℓ = ln u, the cycle is a
 periodic solution ℓ = L(φ) of dℓ/dφ = −g/Φ (φ run the way the flow turns), found from the float
-solution's state at t = 200 as the fixed point of the map over one turn nearest it (brentq). The
+solution's turn after t = 200, as the fixed point of the map over one turn (secant steps) from
+its point where the direction turns fastest. The
 region's two faces are the periodic solutions L_lo, L_hi of dℓ/dφ = (−g ∓ ε)/Φ, which exist near
 L for small ε when the cycle attracts and on which the flow crosses at the rate ±ε; M = c2 + χ
 with χ' = (w2 − w̄2)/Φ along the cycle (w2 = 2tr K − 2g, w̄2 its mean over a turn in τ: < 0
@@ -52,18 +53,35 @@ def _scalar_rates(A, heads, u, rho, phi) -> tuple:
     return -g, 2 * (k[0][0] + k[1][1]) - 2 * g, (a * bp - b * ap) / (rho * rho / 4)
 
 
+class _Stall(Exception):
+    """The direction stops turning (Φ ≈ 0) or the turn costs too many field evaluations."""
+
+
+#: a turn gives up past this many field evaluations (a turn of the ensemble's cycles takes
+#: 2 000–20 000; where Φ nearly vanishes dℓ/dφ is huge and RK45 would crawl for minutes)
+MAX_EVALS = 200_000
+
+
 def _turn(A, heads, ell, phi0, sign, eps, dense=False, to=None, rtol=1e-11):
     """solve_ivp over one turn from (φ0, ℓ) (or to φ = ``to``) of dℓ/dφ = (−g + eps)/Φ, with
-    τ and ∫w2 dτ alongside."""
+    τ and ∫w2 dτ alongside; a failed solution (status −1) when the turn stalls."""
     import numpy as np
     from scipy.integrate import solve_ivp
     A, heads = A.tolist(), [(V.tolist(), B.tolist()) for V, B in heads]
+    count = [0]
 
     def rhs(phi, y):
-        w1, w2, speed = _scalar_rates(A, heads, math.exp(y[0]), 1.0, phi)
+        count[0] += 1
+        w1, w2, speed = _scalar_rates(A, heads, math.exp(min(y[0], 50.0)), 1.0, phi)
+        if count[0] > MAX_EVALS or not abs(speed) > 1e-9:
+            raise _Stall
         return [(w1 + eps) / speed, 1 / speed, w2 / speed]
-    return solve_ivp(rhs, (phi0, phi0 + sign * 2 * np.pi if to is None else to), [ell, 0.0, 0.0],
-                     rtol=rtol, atol=rtol / 10, dense_output=dense)
+    try:
+        return solve_ivp(rhs, (phi0, phi0 + sign * 2 * np.pi if to is None else to),
+                         [ell, 0.0, 0.0], rtol=rtol, atol=rtol / 10, dense_output=dense)
+    except _Stall:
+        from types import SimpleNamespace
+        return SimpleNamespace(status=-1, y=np.full((3, 1), np.nan))
 
 
 def _fixed(A, heads, l0, phi0, sign, eps):
@@ -86,10 +104,10 @@ def _fixed(A, heads, l0, phi0, sign, eps):
     return None
 
 
-def _at(sol, sign, phi):
-    """The dense solution over the turn from φ = 0 at the angles ``phi`` in [0, 2π)."""
+def _at(sol, sign, phi, phi0):
+    """The dense solution over the turn from φ0 at the angles ``phi`` in [0, 2π)."""
     import numpy as np
-    return sol.sol(sign * ((sign * np.asarray(phi)) % (2 * np.pi)))
+    return sol.sol(phi0 + sign * ((sign * (np.asarray(phi) - phi0)) % (2 * np.pi)))
 
 
 def region_search(problem):
@@ -106,21 +124,31 @@ def region_search(problem):
     from symgauss.questions.regime.turning import _rates
     A, heads = _float_params(problem)
     f, full, y0 = float_field(problem)
-    sol = solve_ivp(f, (0, 200), y0, method="LSODA", rtol=1e-10, atol=1e-12)
-    S = full(sol.y[:, -1])
-    tr = float(np.trace(S))
-    if not (sol.status == 0 and math.isfinite(tr) and tr > 0):
-        return None, "the float solution does not stay finite and non-zero up to t = 200"
-    a, b = (S[0, 0] - S[1, 1]) / (2 * tr), S[0, 1] / tr
-    phi0, l0 = math.atan2(b, a) % (2 * math.pi), -math.log(tr)
-    _, _, speed = _rates(A, heads, math.exp(l0), 1.0, np.linspace(0, 2 * np.pi, 256))
-    sign = 1.0 if speed.mean() > 0 else -1.0
+    sol = solve_ivp(f, (0, 400), y0, method="LSODA", rtol=1e-10, atol=1e-12, dense_output=True)
+    if sol.status != 0:
+        return None, "the float solution does not stay finite up to t = 400"
+    # a turn of the float solution from t = 200 on, and on it the point where the direction
+    # turns fastest: the map over a turn from there is the least sensitive (seed-551
+    # symmetric-B-3-d2: where tr Σ peaks, near 52, Φ nearly vanishes)
+    ts = np.linspace(200, 400, 8001)
+    Ss = np.array([full(y) for y in sol.sol(ts).T])
+    trs = np.trace(Ss, axis1=1, axis2=2)
+    if not (np.all(np.isfinite(trs)) and np.all(trs > 0)):
+        return None, "the float solution does not stay finite and non-zero up to t = 400"
+    phis_t = np.unwrap(np.arctan2(Ss[:, 0, 1], (Ss[:, 0, 0] - Ss[:, 1, 1]) / 2))
+    done = np.nonzero(np.abs(phis_t - phis_t[0]) >= 2 * np.pi)[0]
+    if not done.size:
+        return None, "Σ/tr Σ does not turn once round the circle of directions for t in [200, 400]"
+    ells = -np.log(trs[:done[0] + 1])
+    _, _, speeds = _rates(A, heads, np.exp(ells), 1.0, phis_t[:done[0] + 1])
+    best = int(np.argmax(np.abs(speeds)))
+    sign = 1.0 if phis_t[done[0]] > phis_t[0] else -1.0
+    phi0, l0 = float(phis_t[best] % (2 * np.pi)), float(ells[best])
     start = _fixed(A, heads, l0, phi0, sign, 0.0)
     if start is None:
         return None, f"no cycle of the rank-one flow near ln tr Σ = {-l0:.3g}"
-    to_zero = _turn(A, heads, start, phi0, sign, 0.0, to=2 * np.pi if sign > 0 else 0.0)
-    star = _turn(A, heads, float(to_zero.y[0, -1]), 0.0, sign, 0.0, True)
-    if star.status != 0 or to_zero.status != 0:
+    star = _turn(A, heads, start, phi0, sign, 0.0, True)
+    if star.status != 0:
         return None, "the rank-one cycle could not be followed round a turn"
     period, total = star.y[1, -1], star.y[2, -1]
     if not period > 0:
@@ -130,14 +158,14 @@ def region_search(problem):
         return None, (f"the rank-one cycle does not attract: ln det(Σ/tr Σ) changes at "
                       f"{w2bar:.3g} per unit of τ on average over a turn")
     # nodes: equally spaced in τ along the cycle (dense where Φ is small) and in φ
-    turn = np.linspace(0, sign * 2 * np.pi, 4097)
+    turn = phi0 + np.linspace(0, sign * 2 * np.pi, 4097)
     by_tau = np.interp(np.linspace(0, period, TAU_NODES + 1), star.sol(turn)[1], turn)
     xs = sorted({_q((x % (2 * np.pi)) / np.pi, 9) for x in by_tau} |
                 {flint.fmpq(k, PHI_NODES // 2) for k in range(PHI_NODES)} | {flint.fmpq(2)})
     phis = np.array([float(x) * np.pi for x in xs[:-1]])
-    ell_s, _, int_s = _at(star, sign, phis)
+    ell_s, tau_s, int_s = _at(star, sign, phis, phi0)
     _, w2_s, sp_s = _rates(A, heads, np.exp(ell_s), 1.0, phis)
-    chi = int_s - w2bar * _at(star, sign, phis)[1]
+    chi = int_s - w2bar * tau_s
     chi_slope = (w2_s - w2bar) / sp_s
     data = problem.to_dict()
     data.pop("name", None)
@@ -146,11 +174,11 @@ def region_search(problem):
     for eps in EPSILONS:
         faces = []
         for s in (-1, 1):
-            l_face = _fixed(A, heads, float(ell_s[0]), 0.0, sign, s * eps)
-            sol = None if l_face is None else _turn(A, heads, l_face, 0.0, sign, s * eps, True)
+            l_face = _fixed(A, heads, start, phi0, sign, s * eps)
+            sol = None if l_face is None else _turn(A, heads, l_face, phi0, sign, s * eps, True)
             if sol is None or sol.status != 0:
                 break
-            ell = _at(sol, sign, phis)[0]
+            ell = _at(sol, sign, phis, phi0)[0]
             w1, _, sp = _rates(A, heads, np.exp(ell), 1.0, phis)
             faces.append((ell, (w1 + s * eps) / sp))
         if len(faces) < 2 or not (np.all(faces[0][0] < ell_s) and np.all(ell_s < faces[1][0])):
