@@ -181,9 +181,12 @@ def entry(nodes, lo, hi, det, S) -> None:
     if phi is None:
         raise NotProved("the angle of Σ(t0) is not proved to lie on one side of φ = 0")
     ell, d = u.log(), Y[0, 0] * Y[1, 1] - Y[0, 1] * Y[0, 1]
-    for k, (x0, x1) in enumerate(itertools.pairwise(nodes)):
-        if phi < x0 * pi or phi > x1 * pi:
-            continue           # the angle's ball misses this interval
+    met = [k for k, (x0, x1) in enumerate(itertools.pairwise(nodes))
+           if not (phi < x0 * pi or phi > x1 * pi)]     # the intervals the angle's ball meets
+    if not met:
+        raise NotProved("the angle of Σ(t0) meets no interval of the nodes")
+    for k in met:
+        x0, x1 = nodes[k], nodes[k + 1]
         h = (x1 - x0) * pi
         f_lo, f_hi, f_m = (hermite(f, k, x0, h, phi)[0] for f in (lo, hi, det))
         if not (ell >= f_lo and ell <= f_hi and d <= f_m.exp()):

@@ -8,7 +8,9 @@ coefficients of tr(PΣ), so that −M ⪰ κppᵀ), a just above the largest eig
 P^{-1/2}(PA + AᵀP)P^{-1/2} and ℓ just below λmin(P), all short rationals, and the kernel checks
 them exactly. Tried only when the float reference can classify nothing (``unclear``), after
 :func:`decay_regime` (kind ``decay-cone``, :mod:`symgauss.questions.regime.decay_cone`), which is
-also tried when the reference sees a decay that the validated routes do not prove.
+also tried when the reference sees a decay that the validated routes do not prove; at d = 2 both
+come after a region round a cycle of rank-one matrices (kind ``bounded-turning``,
+:mod:`symgauss.questions.regime.bounded_turning`).
 """
 from __future__ import annotations
 

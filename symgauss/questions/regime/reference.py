@@ -243,7 +243,7 @@ def _unsettled(history, S, F, t_max: float) -> str:
             "first half's), more slowly than exponentially"
             if half and max(history[half:]) > 2 * max(history[:half]) else
             "a solution that looks bounded but does not settle, periodic or slow (floats: "
-            "a proof needs kind bounded-linear or another)")
+            "a proof needs kind bounded-linear, bounded-turning or another)")
     return (f" (at the {len(history)} sample times t = 20, 40, …, {t_max:g}: ‖Σ‖ between "
             f"{min(history):.3g} and {max(history):.3g}; at t = {t_max:g} it still moves, "
             f"‖F(Σ)‖/‖Σ‖ = {moving:.2g}, and {shape}: {fate})")
