@@ -7,13 +7,14 @@ periodic solution ℓ = L(φ) of dℓ/dφ = −g/Φ (φ run the way the flow tur
 solution's turn after t = 200, as the fixed point of the map over one turn (secant steps) from
 its point where the direction turns fastest. The
 region's two faces are the periodic solutions L_lo, L_hi of dℓ/dφ = (−g ∓ ε)/Φ, which exist near
-L for small ε when the cycle attracts and on which the flow crosses at the rate ±ε; M = c2 + χ
+L for small ε when the cycle attracts and on which the flow crosses at the rate ±ε (ε a share of
+the cycle's attraction per unit of τ); M = c2 + χ
 with χ' = (w2 − w̄2)/Φ along the cycle (w2 = 2tr K − 2g, w̄2 its mean over a turn in τ: < 0
 when Σ/tr Σ is drawn to rank one). The kernel's cubic Hermite interpolants take their values and
 slopes (from the equations themselves) at nodes equally spaced in τ along the cycle — dense where
-the direction turns slowly, where L is steep — and at least PHI_NODES in φ. ε from EPSILONS, D's
-level from D_LEVELS, first in floats, then the kernel's check; then validated steps of eq. 1.1
-until Σ(t) is inside.
+the direction turns slowly, where L is steep — and at least PHI_NODES in φ. ε from EPS_SHARES,
+D's level from D_SHARES, first in floats, then the kernel's check; then validated steps of
+eq. 1.1 until Σ(t) is inside.
 """
 from __future__ import annotations
 
@@ -24,12 +25,15 @@ import flint
 from symgauss.kernel.verdict import Invalid, NotProved
 from symgauss.questions.regime.blowup_bound import BlowupBound, verified
 
-#: the faces' crossing rates tried (largest first: a wider band is entered sooner, but the faces
-#: only exist while ε is below the cycle's attraction over a turn — seed-511 symmetric-B-33-d2:
-#: up to about 4e-3)
-EPSILONS = (1e-2, 4e-3, 1e-3, 2.5e-4)
-#: the largest D = det(Σ/tr Σ) on the region tried
-D_LEVELS = (1e-3, 1e-4, 1e-6)
+#: the faces' crossing rates tried, as fractions of the cycle's attraction per unit of τ,
+#: (1 − P')/T (P' the derivative of the map over a turn, T the turn's τ): largest first, a wider
+#: band being entered sooner, but the faces only exist for ε well below it, the turn amplifying
+#: a change of ℓ on its way (seed-511 symmetric-B-33-d2: (1 − P')/T = 0.045, faces up to
+#: ε ≈ 0.004; seed-161 symmetric-B-33-d2: 5.3e-4, where ε = 2.5e-4 moved ℓ by 0.5 over a turn)
+EPS_SHARES = (0.2, 0.08, 0.02, 0.005)
+#: the largest D = det(Σ/tr Σ) on the region tried, as fractions of ε (D moves the sides by
+#: about D times the field's size)
+D_SHARES = (0.1, 1e-2, 1e-4)
 #: nodes: TAU_NODES equally spaced in τ along the cycle, and PHI_NODES in φ
 TAU_NODES, PHI_NODES = 256, 64
 #: the kernel's check: halvings of a piece that fails, pieces at most
@@ -153,6 +157,10 @@ def region_search(problem):
     period, total = star.y[1, -1], star.y[2, -1]
     if not period > 0:
         return None, "Σ/tr Σ does not turn one way round the circle along the rank-one cycle"
+    ends = [_turn(A, heads, start + dx, phi0, sign, 0.0).y[0, -1] for dx in (1e-6, -1e-6)]
+    attraction = (1 - (ends[0] - ends[1]) / 2e-6) / period
+    if not attraction > 0:
+        return None, "the rank-one cycle does not attract along the circle (the map over a turn)"
     w2bar = total / period
     if not w2bar < 0:
         return None, (f"the rank-one cycle does not attract: ln det(Σ/tr Σ) changes at "
@@ -171,7 +179,7 @@ def region_search(problem):
     data.pop("name", None)
     flow = Flow(read_problem(data).params)
     why = "no ε gave both faces"
-    for eps in EPSILONS:
+    for eps in (share * attraction for share in EPS_SHARES):
         faces = []
         for s in (-1, 1):
             l_face = _fixed(A, heads, start, phi0, sign, s * eps)
@@ -184,7 +192,7 @@ def region_search(problem):
         if len(faces) < 2 or not (np.all(faces[0][0] < ell_s) and np.all(ell_s < faces[1][0])):
             why = f"ε = {eps:g}: the faces are not cycles either side of the rank-one cycle"
             continue
-        for d_max in D_LEVELS:
+        for d_max in (share * eps for share in D_SHARES):
             c2 = math.log(d_max) - float(chi.max())
             parts = [_pairs(*faces[0]), _pairs(*faces[1]), _pairs(c2 + chi, chi_slope)]
             if not _float_sides(A, heads, xs, parts):
