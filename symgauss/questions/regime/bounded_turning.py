@@ -4,17 +4,17 @@ mathematics is in :mod:`symgauss.kernel.kinds.bounded_turning`).
 
 Untrusted search, in floats. On the rank-one circle (ρ = 1) with ℓ = ln u, the cycle is a
 periodic solution ℓ = L(φ) of dℓ/dφ = −g/Φ (φ run the way the flow turns), found from the float
-solution's turn after t = 200, as the fixed point of the map over one turn (secant steps) from
-its point where the direction turns fastest. The
-region's two faces are the periodic solutions L_lo, L_hi of dℓ/dφ = (−g ∓ ε)/Φ, which exist near
-L for small ε when the cycle attracts and on which the flow crosses at the rate ±ε (ε a share of
-the cycle's attraction per unit of τ); M = c2 + χ
-with χ' = (w2 − w̄2)/Φ along the cycle (w2 = 2tr K − 2g, w̄2 its mean over a turn in τ: < 0
-when Σ/tr Σ is drawn to rank one). The kernel's cubic Hermite interpolants take their values and
-slopes (from the equations themselves) at nodes equally spaced in τ along the cycle — dense where
-the direction turns slowly, where L is steep — and at least PHI_NODES in φ. ε from EPS_SHARES,
-D's level from D_SHARES, first in floats, then the kernel's check; then validated steps of
-eq. 1.1 until Σ(t) is inside.
+solution's first turn after t = 200, as the fixed point of the map over one turn (secant steps)
+from its point where the direction turns fastest. The region's two faces are the periodic
+solutions L_lo, L_hi of dℓ/dφ = (−g ∓ ε)/Φ, which exist near L for small ε when the cycle
+attracts and on which the flow crosses at the rate ±ε (ε a share of the cycle's attraction per
+unit of τ); M = c2 + χ with χ' = (w2 − w̄2)/Φ along the cycle (w2 = 2tr K − 2g, w̄2 its mean over
+a turn in τ: < 0 when Σ/tr Σ is drawn to rank one). The kernel's cubic Hermite interpolants take
+their values and slopes (from the equations themselves) at nodes equally spaced in τ along the
+cycle — dense where the direction turns slowly, where L is steep — and at least PHI_NODES in φ.
+ε from EPS_SHARES, D's level from D_SHARES, first in floats, then the kernel's check; then
+validated steps of eq. 1.1 (log-norm, else C¹) until Σ(t) is inside. The claimed bound covers
+the region and the steps' points with a margin (the kernel checks it on their a-priori boxes).
 """
 from __future__ import annotations
 
@@ -89,8 +89,8 @@ def _turn(A, heads, ell, phi0, sign, eps, dense=False, to=None, rtol=1e-11):
 
 
 def _fixed(A, heads, l0, phi0, sign, eps):
-    """ℓ(φ0) of the periodic solution of dℓ/dφ = (−g + eps)/Φ nearest l0 (secant steps on the
-    map over one turn), or None."""
+    """ℓ(φ0) of a periodic solution of dℓ/dφ = (−g + eps)/Φ near l0 (secant steps on the map
+    over one turn, from l0 and l0 + 0.01), or None."""
     def gap(x):
         sol = _turn(A, heads, x, phi0, sign, eps)
         return sol.y[0, -1] - x if sol.status == 0 else math.nan
