@@ -57,10 +57,10 @@ KERNEL_LINES = 3660  # lines of code of symgauss/kernel (1268 when the closed sc
 # validated steps first, then the same from Σ(t0), eighteenth attempt; +3 (→ 3479): changes of
 # metric read as exact matrices, made balls at the steps' precision, nineteenth attempt; +6
 # (→ 3485) for growth-schur: cells where γ < 0 is proved are skipped (Σ(t) ⪰ 0 never goes there),
-# and the slow side in the mean-value form in δ as well, twentieth attempt; +172 (→ 3657) with kind
+# and the slow side in the mean-value form in δ as well, twentieth attempt; +171 (→ 3656) with kind
 # bounded-turning, d = 2: a region round a cycle of rank-one matrices between two C¹ cubic Hermite
 # faces, its three sides in the mean-value form on halved pieces of φ, the entry and the bounds of
-# tr Σ (blowup-turning's rates shared, now on Dual numbers too), twenty-first attempt
+# tr Σ (blowup-turning's rates shared, now on Dual numbers too, and Dual.exp), twenty-first attempt
 
 
 def _certs():

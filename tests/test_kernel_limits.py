@@ -346,15 +346,15 @@ def test_the_most_turning_cells_are_answered_within_the_budget():
 
 def _bounded_turning_most_pieces():
     """Kind bounded-turning on the checked-in certificate's region with every node interval
-    split in 12 (the same cubics, re-read at the new nodes and rounded to 30 digits: about 3 800
+    split in 12 (the same cubics, re-read at the new nodes and rounded to 17 digits: about 3 800
     pieces, each checked, nearly MAX_NODES) and ``tests`` the most the work limit leaves after
     its steps."""
     import itertools
-    import math
     from pathlib import Path
 
     from symgauss.kernel.flow import MAX_STEP_WORK, step_work
     from symgauss.kernel.kinds.bounded_turning import MAX_NODES, PIECE_STEPS
+    from symgauss.questions.regime.bounded_turning import float_hermite
     c = json.loads((Path(__file__).resolve().parents[1] / "certificates" /
                     "bounded_turning.json").read_text())
     w = c["witness"]
@@ -364,18 +364,10 @@ def _bounded_turning_most_pieces():
     nodes = [x0 + (x1 - x0) * Fraction(j, split) for x0, x1 in itertools.pairwise(xs)
              for j in range(split)]
     for key in ("lower", "upper", "det"):
-        vals = [Fraction(v) for v in w[key]]
         out = []
-        for k, (x0, x1) in enumerate(itertools.pairwise(xs)):
-            (y0, m0), (y1, m1) = ((vals[2 * (i % (len(xs) - 1))], vals[2 * (i % (len(xs) - 1)) + 1])
-                                  for i in (k, k + 1))
-            h = float(x1 - x0) * math.pi
-            delta = float(y1 - y0) / h
-            c2, c3 = 3 * delta - 2 * float(m0) - float(m1), float(m0) + float(m1) - 2 * delta
+        for k in range(len(xs) - 1):
             for j in range(split):
-                t = j / split
-                out += [f"{float(y0) + h * t * (float(m0) + t * (c2 + t * c3)):.17g}",
-                        f"{float(m0) + t * (2 * c2 + 3 * c3 * t):.17g}"]
+                out += [f"{v:.17g}" for v in float_hermite(w[key], xs, k, j / split)]
         w[key] = out
     w["nodes"] = [str(x) for x in nodes] + ["2"]
     w["depth"] = 0

@@ -102,13 +102,6 @@ def hermite(f, k: int, x0, h, phi) -> tuple:
     return y0 + h * t * (m0 + t * (c2 + t * c3)), m0 + t * (2 * c2 + 3 * c3 * t)
 
 
-def _exp(x):
-    if isinstance(x, Dual):
-        e = x.v.exp()
-        return Dual(e, [a * e for a in x.d])
-    return x.exp()
-
-
 def _sides(part, phi, u) -> list:
     """(side 1, side 2, side 3) of the module docstring at φ and u (side 3's; arbs, or Duals in
     (φ, u)) on interval k of the interpolants; ``part`` = (A, heads, lo, hi, det, k, x0, h, ρ)."""
@@ -119,7 +112,7 @@ def _sides(part, phi, u) -> list:
     out = []
     for f in (lo, hi):
         val, slope = hermite(f, k, x0, h, phi)
-        w1, _, speed = rates(A, heads, _exp(val), rho, c, s)
+        w1, _, speed = rates(A, heads, val.exp(), rho, c, s)
         out.append(w1 - slope * speed)
     _, w2, speed = rates(A, heads, u, rho, c, s)
     return out + [w2 - hermite(det, k, x0, h, phi)[1] * speed]
@@ -163,8 +156,9 @@ def check_region(flow, nodes, lo, hi, det, depth: int, tests: int) -> tuple:
             raise NotProved(f"φ ∈ {piece.str(5)}: D < 1/4 (ρ > 0) and the flow pointing into the "
                             f"region are not proved (side 1 > 0: {w[0].str(5)}, side 2 < 0: "
                             f"{w[1].str(5)}, side 3 < 0: {w[2].str(5)})")
-        top = (-f_lo).exp().upper() if top is None else max(top, (-f_lo).exp().upper())
-        floor = (-f_hi).exp().lower() if floor is None else min(floor, (-f_hi).exp().lower())
+        tr_hi, tr_lo = (-f_lo).exp().upper(), (-f_hi).exp().lower()    # tr Σ = e^{−ℓ} on R
+        top = tr_hi if top is None else max(top, tr_hi)
+        floor = tr_lo if floor is None else min(floor, tr_lo)
     return top, floor, done
 
 

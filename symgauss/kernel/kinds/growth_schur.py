@@ -190,6 +190,10 @@ class Dual:
         r = self.v.sqrt()
         return Dual(r, [a / (2 * r) for a in self.d])
 
+    def exp(self):
+        e = self.v.exp()
+        return Dual(e, [a * e for a in self.d])
+
     def is_finite(self):
         return self.v.is_finite() and all(a.is_finite() for a in self.d)
 

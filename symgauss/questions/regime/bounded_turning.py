@@ -219,16 +219,21 @@ def _pairs(values, slopes) -> list:
     return out
 
 
-def _hermite(part, xs, k, t):
-    """The interpolant (value, slope) at t ∈ [0, 1] of interval k (floats)."""
+def float_hermite(part, xs, k, t):
+    """The interpolant (value, slope) at t ∈ [0, 1] of interval k, in floats and in the kernel's
+    form (:func:`symgauss.kernel.kinds.bounded_turning.hermite`): ``part`` [value_0, slope_0, …]
+    and the nodes ``xs`` as the witness has them (rationals or their strings)."""
+    from fractions import Fraction
+
+    def num(x):
+        return float(Fraction(str(x)))
     n = len(xs) - 1
-    y0, m0, y1, m1 = (float(part[2 * (k % n)]), float(part[2 * (k % n) + 1]),
-                      float(part[2 * ((k + 1) % n)]), float(part[2 * ((k + 1) % n) + 1]))
-    h = (float(xs[k + 1]) - float(xs[k])) * math.pi
-    t2 = t * t
-    val = (2 * t - 3) * t2 * (y0 - y1) + y0 + (t2 - 2 * t + 1) * t * h * m0 + (t - 1) * t2 * h * m1
-    slope = 6 * (t - 1) * t * (y0 - y1) / h + (3 * t2 - 4 * t + 1) * m0 + (3 * t - 2) * t * m1
-    return val, slope
+    y0, m0, y1, m1 = (num(part[2 * (k % n)]), num(part[2 * (k % n) + 1]),
+                      num(part[2 * ((k + 1) % n)]), num(part[2 * ((k + 1) % n) + 1]))
+    h = (num(xs[k + 1]) - num(xs[k])) * math.pi
+    delta = (y1 - y0) / h
+    c2, c3 = 3 * delta - 2 * m0 - m1, m0 + m1 - 2 * delta
+    return y0 + h * t * (m0 + t * (c2 + t * c3)), m0 + t * (2 * c2 + 3 * c3 * t)
 
 
 def _float_sides(A, heads, xs, parts) -> bool:
@@ -240,7 +245,7 @@ def _float_sides(A, heads, xs, parts) -> bool:
     t = np.linspace(0, 1, 5)
     for k in range(len(xs) - 1):
         phi = float(xs[k]) * np.pi + t * (float(xs[k + 1]) - float(xs[k])) * np.pi
-        (l_lo, s_lo), (l_hi, s_hi), (m, s_m) = (_hermite(p, xs, k, t) for p in parts)
+        (l_lo, s_lo), (l_hi, s_hi), (m, s_m) = (float_hermite(p, xs, k, t) for p in parts)
         if not np.all(np.exp(m) < 0.24):
             return False
         for rho in (1.0, np.sqrt(1 - 4 * np.exp(m))):
