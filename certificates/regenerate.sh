@@ -32,6 +32,7 @@ symgauss certify "$ex/stable_diag.json" --box "$box" -o "$out/robust_global_stab
 rm -f "$box"
 symgauss certify "$ex/blowup_diag.json" -o "$out/blowup_diag.json"
 symgauss certify "$ex/scalar_blowup.json" -o "$out/blowup_scalar.json"
+symgauss certify "$ex/blowup_late.json" -o "$out/blowup_late.json"
 symgauss reach "$ex/reach_geodesic.json" --certificate "$out/reach_geodesic.json" >/dev/null
 symgauss reach "$ex/reach_geodesic.json" --method attention --certificate "$out/reach_geodesic_attention.json" >/dev/null
 symgauss reach "$ex/rank1_d3.json" --certificate "$out/reach_rank1_d3.json" >/dev/null

@@ -49,7 +49,7 @@ def test_committed_certificates_verify():
 def test_made_certificates_verify(scalar_cert, indefinite_cert):
     assert check_certificate(roundtrip(scalar_cert)).status == "verified"
     v = check_certificate(roundtrip(indefinite_cert))
-    assert v.status == "verified" and len(indefinite_cert["witness"]["partition"]) > 2
+    assert v.status == "verified" and len(indefinite_cert["witness"]["partition"]) >= 2
     lo, hi = (Fraction(scalar_cert["claim"][k]) for k in ("t_lower", "t_upper"))
     assert lo < Fraction(1, 2) < hi and hi - lo <= Fraction(1, 10 ** 30)
 
@@ -96,9 +96,15 @@ def test_changed_problem_entries_are_rejected(scalar_cert):
 
 
 def test_partition_mutations_rejected(indefinite_cert):
-    c = copy.deepcopy(indefinite_cert)
+    late = json.loads((ROOT / "certificates" / "blowup_late.json").read_text())
+    assert len(late["witness"]["partition"]) > 100
+    assert check_certificate(roundtrip(late)).status == "verified"
+    c = copy.deepcopy(late)
     c["witness"]["partition"] = ["0", c["claim"]["t_lower"]]        # too coarse: unproved
-    assert check_certificate(roundtrip(c)).status == "not-proved"
+    assert check_certificate(roundtrip(reseal(c))).status == "not-proved"
+    c["witness"]["partition"] = late["witness"]["partition"][:-2] + [c["claim"]["t_lower"]]
+    assert check_certificate(roundtrip(reseal(c))).status == "not-proved"   # a gap near T*
+    c = copy.deepcopy(indefinite_cert)
     c["witness"]["partition"] = list(reversed(indefinite_cert["witness"]["partition"]))
     assert check_certificate(roundtrip(c)).status != "verified"
     del c["witness"]["partition"]
@@ -229,6 +235,20 @@ def test_the_loewner_bound_of_m_holds_inside_the_interval():
     assert min(np.linalg.eigvalsh(M_true(t) - N0f)[0] for t in np.linspace(0, 0.5, 11)) < -1e-3
 
 
+def _rotating_indefinite():
+    """A rotating A with an indefinite R (V = I, B not symmetric): the exact (A, R, L_r, D_r⁻¹)
+    the kernel reads, and the same four in floats."""
+    import numpy as np
+
+    from symgauss.kernel.equations import riccati_R
+    from symgauss.kernel.kinds.blowup import ldl_psd
+    p = read_problem({"cov0": [["2", "1"], ["1", "2"]], "A": [["1/2", "1"], ["-1", "1/4"]],
+                      "V": [["1", "0"], ["0", "1"]], "B": [["1", "3"], ["-2", "-1"]]})
+    exact = (p.params.A, riccati_R(p.params), *ldl_psd(p.cov0))
+    return (*exact, *(np.array([[float(M[i, j]) for j in range(M.ncols())]
+                                for i in range(M.nrows())]) for M in exact))
+
+
 def test_the_second_order_bound_of_m_holds_inside_the_interval():
     """M(t) ⪰ N(t) on [a, b], N affine between the kernel's N(a) and N(b): against M(t) from
     scipy's quadrature of e^{Aᵀs}Re^{As} at sampled t (an independent computation); without the
@@ -238,14 +258,8 @@ def test_the_second_order_bound_of_m_holds_inside_the_interval():
     from scipy.integrate import quad_vec
     from scipy.linalg import expm
 
-    from symgauss.kernel.equations import riccati_R
-    from symgauss.kernel.kinds.blowup import ldl_psd, m_taylor
-    p = read_problem({"cov0": [["2", "1"], ["1", "2"]], "A": [["1/2", "1"], ["-1", "1/4"]],
-                      "V": [["1", "0"], ["0", "1"]], "B": [["1", "3"], ["-2", "-1"]]})
-    A, R = p.params.A, riccati_R(p.params)
-    Lr, Dinv = ldl_psd(p.cov0)
-    Af, Rf, L, Di = (np.array([[float(M[i, j]) for j in range(M.ncols())]
-                               for i in range(M.nrows())]) for M in (A, R, Lr, Dinv))
+    from symgauss.kernel.kinds.blowup import m_taylor
+    A, R, Lr, Dinv, Af, Rf, L, Di = _rotating_indefinite()
 
     def M_true(t):
         G = quad_vec(lambda s: expm(Af.T * s) @ Rf @ expm(Af * s), 0, t, epsabs=1e-13)[0]
@@ -268,6 +282,52 @@ def test_the_second_order_bound_of_m_holds_inside_the_interval():
             tangent = M_true(m) + (t - m) * dM(m)
             worst_tangent = min(worst_tangent, np.linalg.eigvalsh(M_true(t) - tangent)[0])
     assert worst_tangent < -1e-3
+
+
+def test_the_end_point_bound_of_m_holds_inside_the_interval():
+    """M(t) ⪰ Φ(b − t) on [a, b] with Φ(σ) = M(b) + σWᵀRW − (κ₀σ²/2)WᵀW, and Φ's least eigenvalue
+    is concave, so the kernel's Φ(0), Φ(h) bound it from below: against M(t) from scipy's
+    quadrature of e^{Aᵀs}Re^{As} at sampled t (an independent computation), also where e^{At} has
+    grown by e^{40}; without the remainder term (the tangent at b alone) it fails."""
+    import flint
+    import numpy as np
+    from scipy.integrate import quad_vec
+    from scipy.linalg import expm
+
+    from symgauss.kernel.kinds.blowup import m_endpoint
+    A, R, Lr, Dinv, Af, Rf, L, Di = _rotating_indefinite()
+
+    def K(a, b):    # ∫_a^b e^{Aᵀs}Re^{As} ds
+        return quad_vec(lambda s: expm(Af.T * s) @ Rf @ expm(Af * s), a, b, epsabs=1e-13,
+                        epsrel=1e-13)[0]
+
+    worst_tangent = 0.0
+    for a, b in ((Fraction(1, 10), Fraction(3, 10)), (Fraction(0), Fraction(1, 2)),
+                 (Fraction(8), Fraction(17, 2))):
+        with flint.ctx.workprec(256):
+            Phi0, Phih = m_endpoint(A, R, Lr, Dinv, flint.fmpq(a.numerator, a.denominator),
+                                    flint.fmpq(b.numerator, b.denominator))
+        P0, Ph = (np.array([[float(N[i, j].mid()) for j in range(2)] for i in range(2)])
+                  for N in (Phi0, Phih))
+        W = expm(Af * float(b)) @ L
+        Mb = Di - L.T @ K(0, float(b)) @ L
+        scale = np.linalg.norm(W) ** 2
+        assert np.allclose(P0, Mb, rtol=1e-6, atol=1e-9 * scale)   # Φ(0) is M(b)
+        h = float(b - a)
+        kappa = np.linalg.norm(Af.T @ Rf + Rf @ Af) * np.exp(2 * np.linalg.norm(Af) * h)
+        assert np.allclose(Ph, Mb + h * W.T @ Rf @ W - kappa * h * h / 2 * W.T @ W, rtol=1e-6,
+                           atol=1e-9 * scale)
+        for t in np.linspace(float(a), float(b), 9):
+            s = float(b) - t
+            Mt = Mb + W.T @ K(-s, 0) @ W        # M(t) = M(b) + Wᵀ(G(b) − G(t))W, exactly
+            Phi = Mb + s * W.T @ Rf @ W - kappa * s * s / 2 * W.T @ W
+            assert np.linalg.eigvalsh(Mt - Phi)[0] >= -1e-9 * scale, (a, b, t)
+            # λmin(Φ) is concave: on the chord between the kernel's two end values or above
+            chord = (1 - s / h) * np.linalg.eigvalsh(P0)[0] + s / h * np.linalg.eigvalsh(Ph)[0]
+            assert np.linalg.eigvalsh(Phi)[0] >= chord - 1e-9 * scale
+            tangent = Mb + s * W.T @ Rf @ W
+            worst_tangent = min(worst_tangent, np.linalg.eigvalsh(Mt - tangent)[0] / scale)
+    assert worst_tangent < -1e-4
 
 
 def test_a_blowup_answer_whose_certificate_the_kernel_refuses_is_not_rigorous(monkeypatch,

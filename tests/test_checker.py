@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 3660  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 3680  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -60,7 +60,10 @@ KERNEL_LINES = 3660  # lines of code of symgauss/kernel (1268 when the closed sc
 # and the slow side in the mean-value form in δ as well, twentieth attempt; +171 (→ 3656) with kind
 # bounded-turning, d = 2: a region round a cycle of rank-one matrices between two C¹ cubic Hermite
 # faces, its three sides in the mean-value form on halved pieces of φ, the entry and the bounds of
-# tr Σ (blowup-turning's rates shared, now on Dual numbers too, and Dual.exp), twenty-first attempt
+# tr Σ (blowup-turning's rates shared, now on Dual numbers too, and Dual.exp), twenty-first attempt;
+# +14 (→ 3670) with kind blowup's end-point bound of M(t) on a sub-interval, M(t) ⪰ M(b) +
+# σWᵀRW − (κ₀σ²/2)WᵀW (W = e^{Ab}L_r), tried first (a late T* ≈ 31.78: 142 sub-intervals where
+# the second-order and Loewner bounds needed 5 073), twenty-second attempt
 
 
 def _certs():

@@ -415,20 +415,23 @@ def test_the_step_work_limit_is_answered_within_the_budget(kind, d, heads, order
 @pytest.mark.slow
 @pytest.mark.parametrize("prec", [512, blowup.MAX_PREC])
 def test_blowup_partition_where_every_second_order_bound_fails_within_20_s(prec, monkeypatch):
-    """The costliest path of kind blowup: the second-order bound is computed on every
-    sub-interval and fails there, so the Loewner bound runs too (forced by negating one of its
-    matrices); every sub-interval still passes, so the whole partition is read."""
-    real = blowup.m_taylor
+    """The costliest path of kind blowup: the end-point and second-order bounds are computed on
+    every sub-interval and fail there, so the Loewner bound runs too (forced by negating one of
+    their matrices); every sub-interval still passes, so the whole partition is read."""
     calls = []
 
-    def failing(*args):
-        calls.append(1)
-        Nb, Na = real(*args)
-        return [Nb * -1, Na]
-    monkeypatch.setattr(blowup, "m_taylor", failing)
+    def failing(real):
+        def run(*args):
+            calls.append(real.__name__)
+            first, second = real(*args)
+            return [first * -1, second]
+        return run
+    for name in ("m_endpoint", "m_taylor"):
+        monkeypatch.setattr(blowup, name, failing(getattr(blowup, name)))
     c = _blowup_all_steps_pass(blowup.MAX_D, prec)
     v, seconds, _ = timed(c)
-    assert len(calls) == blowup.MAX_PARTITION // blowup.pieces_cost(prec)
+    n = blowup.MAX_PARTITION // blowup.pieces_cost(prec)
+    assert calls.count("m_endpoint") == calls.count("m_taylor") == n
     assert "t_upper" in v.reason, v.reason      # past the partition, at the last check
     assert seconds < BUDGET_S, f"{seconds:.1f} s ({v.status})"
 

@@ -26,7 +26,15 @@ G₋(t) = c·G_I(t), G_I(t) = ∫_0^t e^{Aᵀs}e^{As} ds, are both Loewner-incre
 M(t) ⪰ D_r⁻¹ − L_rᵀ(G_R(b) + c·(G_I(b) − G_I(a)))L_r, which must be ≻ 0 — only point values,
 no ball in t. This bound loses (b − a)·c·‖e^{At}L_r‖² on [a, b]; near T*, where M(t) is nearly
 singular, it needs thousands of sub-intervals. So each sub-interval is first tried with the
-second-order bound: with m = (a + b)/2, h = (b − a)/2, M(t) = M(m) + (t − m)M'(m) +
+end-point bound: with W = e^{Ab}L_r, σ = b − t ∈ [0, h], h = b − a, exactly
+M(t) = M(b) + Wᵀ K(σ) W, K(σ) = ∫_{−σ}^0 e^{Aᵀs}Re^{As} ds ⪰ σR − (κ₀σ²/2)·I with
+κ₀ = ‖AᵀR + RA‖_F·e^{2‖A‖_F·h} (the derivative of e^{Aᵀs}Re^{As} is e^{Aᵀs}(AᵀR + RA)e^{As}), so
+M(t) ⪰ Φ(σ) = M(b) + σ·WᵀRW − (κ₀σ²/2)·WᵀW, whose least eigenvalue is concave in σ (WᵀW ⪰ 0):
+Φ(0) = M(b) ≻ 0 and Φ(h) ≻ 0 give M ≻ 0 on all of [a, b]. The remainder is weighted by WᵀW, not
+by ‖W‖²·I: where e^{At} stretches one direction by e^{50} and M(t) is nearly singular along
+another (a late T*), the remainder along the near-null direction stays as small as W makes it,
+and a piece may be as long as the slope there allows. Then the second-order bound: with
+m = (a + b)/2, h = (b − a)/2, M(t) = M(m) + (t − m)M'(m) +
 ∫_m^t (t − s)M''(s) ds, M' = −L_rᵀe^{Aᵀt}Re^{At}L_r, M'' = −L_rᵀe^{Aᵀt}(AᵀR + RA)e^{At}L_r, and
 ‖M''(s)‖₂ ≤ κ = ‖e^{Am}L_r‖_F²·e^{2‖A‖_F·h}·‖AᵀR + RA‖_F on [a, b] (e^{As} = e^{A(s−m)}e^{Am}),
 so M(t) ⪰ N(t) = M(m) + (t − m)M'(m) − (κh²/2)·I, affine in t: N(m ± h) ≻ 0 gives N ≻ 0, hence
@@ -133,12 +141,14 @@ def arb_positive_definite(M) -> bool:
     return True
 
 
-def m_lower(A, R, Lr, Dinv, c, a, b, GI_a=None) -> tuple:
+def m_lower(A, R, Lr, Dinv, c, a, b, GI_a=None, GR_b=None) -> tuple:
     """(N, G_I(b)): N = D_r⁻¹ − L_rᵀ(G_R(b) + c·(G_I(b) − G_I(a)))L_r (symmetrised) ⪯ M(t) for
-    every t in [a, b] when R + cI ⪰ 0 (module docstring); ``GI_a`` = G_I(a) if known."""
+    every t in [a, b] when R + cI ⪰ 0 (module docstring); ``GI_a`` = G_I(a), ``GR_b`` = G_R(b)
+    if known."""
     I_d = eye(A.nrows())
     GI_a = van_loan(A, I_d, flint.arb(a))[0] if GI_a is None else GI_a
-    GR, GI_b = van_loan(A, R, flint.arb(b))[0], van_loan(A, I_d, flint.arb(b))[0]
+    GR = van_loan(A, R, flint.arb(b))[0] if GR_b is None else GR_b
+    GI_b = van_loan(A, I_d, flint.arb(b))[0]
     L = flint.arb_mat(Lr)
     N = flint.arb_mat(Dinv) - L.transpose() * (GR + (GI_b - GI_a) * flint.arb(c)) * L
     return (N + N.transpose()) / 2, GI_b
@@ -157,19 +167,37 @@ def m_taylor(A, R, Lr, Dinv, a, b) -> list:
     return [(N + N.transpose()) / 2 for N in out]
 
 
+def m_endpoint(A, R, Lr, Dinv, a, b, at_b=None) -> list:
+    """[Φ(0), Φ(h)] of the end-point bound M(t) ⪰ Φ(b − t) on [a, b] (module docstring);
+    ``at_b`` = van_loan(A, R, b) if known."""
+    h = flint.arb(b - a)
+    G, E = van_loan(A, R, flint.arb(b)) if at_b is None else at_b
+    L, Ra, Aa = flint.arb_mat(Lr), flint.arb_mat(R), flint.arb_mat(A)
+    W = E * L
+    M = flint.arb_mat(Dinv) - L.transpose() * G * L
+    fro = frobenius_upper
+    kappa = (2 * fro(Aa) * h).exp() * fro(Aa.transpose() * Ra + Ra * Aa)
+    N = M + (W.transpose() * Ra * W) * h - (W.transpose() * W) * (kappa * h * h / 2)
+    return [(X + X.transpose()) / 2 for X in (M, N)]
+
+
 def proved_on(A, R, Lr, Dinv, c, a, b, GI_a=None) -> tuple:
-    """(M(t) ≻ 0 proved on [a, b], G_I(b) or None): the second-order bound, else the Loewner
-    bound with the shift c (``GI_a`` = G_I(a) if known)."""
+    """(M(t) ≻ 0 proved on [a, b], G_I(b) or None): the end-point bound, else the second-order
+    bound, else the Loewner bound with the shift c (``GI_a`` = G_I(a) if known)."""
+    at_b = van_loan(A, R, flint.arb(b))
+    if all(arb_positive_definite(N) for N in m_endpoint(A, R, Lr, Dinv, a, b, at_b)):
+        return True, None
     if all(arb_positive_definite(N) for N in m_taylor(A, R, Lr, Dinv, a, b)):
         return True, None
-    N, GI_b = m_lower(A, R, Lr, Dinv, c, a, b, GI_a)
+    N, GI_b = m_lower(A, R, Lr, Dinv, c, a, b, GI_a, at_b[0])
     return arb_positive_definite(N), GI_b
 
 
 def pieces_cost(prec: int) -> int:
     """What a sub-interval of the partition counts against MAX_PARTITION at ``prec`` bits: its
-    block exponentials at exact points (the second-order bound's at the midpoint; when that
-    fails, the Loewner bound's G_R(b), G_I(b), G_I(a) being the previous one's) cost about
+    block exponentials at exact points (G_R(b) for the end-point bound; when that fails, the
+    second-order bound's at the midpoint; when that fails too, the Loewner bound's G_I(b), with
+    G_R(b) shared and G_I(a) the previous piece's) cost about
     (bits/512)² times as much as at 512 bits (d = 8, all three: 15 ms at 512 bits, 0.4 s at
     4096 bits)."""
     return (-(-prec // 512)) ** 2
@@ -215,8 +243,8 @@ def verify_enclosure(A, R, Lr, Dinv, t_lower, t_upper, x, partition, prec: int):
                     return False, (f"M(t) not proved positive definite on "
                                    f"[{float(a):.6g}, {float(b):.6g}] at {prec} bits")
             how = (f"R is indefinite: M(t) ≻ 0 proved on each of {len(partition) - 1} "
-                   f"sub-intervals (second-order bound, else the Loewner bound with the shift "
-                   f"c = {c})")
+                   f"sub-intervals (end-point bound, else the second-order bound, else the "
+                   f"Loewner bound with the shift c = {c})")
         if not quad_negative(m_matrix(A, R, Lr, Dinv, flint.arb(t_upper)), x):
             return False, f"xᵀ M(t_upper) x < 0 not proved at {prec} bits"
     return True, how

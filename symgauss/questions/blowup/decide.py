@@ -119,7 +119,8 @@ def _riccati_decision(problem, data, digits, certify, crosscheck):
     scale = float(abs(data.Rf).sum() / max(min(data.Dinvf.diagonal()), 1e-300)
                   + abs(data.Af).sum()) + 1e-12
     horizon = 400.0 / scale
-    root = first_root(data, digits, horizon)
+    # the certified enclosure has max(digits, 30) + 2 digits: the root must have them too
+    root = first_root(data, max(digits, 30) if certify else digits, horizon)
     if root is None and why:          # blow-up proved exactly; its time not located
         return BlowupResult("blow-up", True, None, None, False, "Riccati + Lyapunov limit G∞",
                             "exact", base + why + f"; T* not located on [0, {horizon:.3g}] by "
