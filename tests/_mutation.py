@@ -48,3 +48,32 @@ def checked_in(stem: str) -> dict:
     from pathlib import Path
     return json.loads((Path(__file__).resolve().parents[1] / "certificates" / f"{stem}.json")
                       .read_text())
+
+
+def rehash(cert):
+    """The problem_hash of the (edited) stored problem, so that only the edit itself is wrong."""
+    from symgauss.kernel.read import read_problem
+    cert["problem_hash"] = read_problem(roundtrip(cert)["problem"]).hash
+    return cert
+
+
+def padded_to_d3(cert):
+    """The d = 2 problem as d = 3 (a decoupled third coordinate, Σ0₃₃ = 1), rehashed: a kind
+    for d = 2 must refuse it whatever else is right."""
+    p = cert["problem"]
+    for key in ("A", "V", "B", "cov0"):
+        if key in p:
+            p[key] = [r + ["0"] for r in p[key]] + [["0", "0", "1" if key == "cov0" else "0"]]
+    for key in ("b", "mean0"):
+        if key in p:
+            p[key] = p[key] + ["0"]
+    return rehash(cert)
+
+
+def assert_refused(cert):
+    """The checker says NOT PROVED or INVALID, and for the edit, not for a stale hash or
+    statement (which reseal and rehash keep right)."""
+    from symgauss.kernel.checker import check_certificate
+    v = check_certificate(cert)
+    assert v.status in ("not-proved", "invalid"), v
+    assert "problem_hash" not in v.reason and "statement" not in v.reason, v.reason

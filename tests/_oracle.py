@@ -213,7 +213,7 @@ def claim_holds(cert) -> bool:
     if kind == "limit":
         return _limit_holds(A, heads, p, c)
     if kind in ("limit-riccati", "bounded-linear", "bounded-turning", "decay-cone",
-                "decay-cone-steps"):
+                "decay-cone-steps", "decay-centre"):
         return _riccati_or_bounded_holds(A, heads, p, c, kind)
     if kind == "growth":
         return _growth_holds(A, heads, p, c)
@@ -348,7 +348,7 @@ def _riccati_growth_holds(A, heads, p, c) -> bool:
 def _riccati_or_bounded_holds(A, heads, p, c, kind) -> bool:
     """LSODA from cov0 to t = 300: Σ(t) converges to claim.cov (limit-riccati, whose Σ* must
     also be an exact equilibrium), keeps tr Σ(t) ≤ claim.bound (bounded-linear) or tr Σ(t) ≤
-    bound/(1 + rate·(t − t_enter)) (decay-cone, -steps), or also tr Σ(t) ≥ claim.floor from
+    bound/(1 + rate·(t − t_enter)) (decay-cone, -steps, decay-centre), or also tr Σ(t) ≥ claim.floor from
     t_enter on (bounded-turning)."""
     from scipy.integrate import solve_ivp
     Af, hf, d = flt(A), [(flt(V), flt(B)) for V, B in heads], p.d
@@ -363,7 +363,7 @@ def _riccati_or_bounded_holds(A, heads, p, c, kind) -> bool:
         t0, tr = float(F(c["t_enter"])), [np.trace(full(y)) for y in sol.y.T]
         return max(tr) <= float(F(c["bound"])) and min(
             x for t, x in zip(sol.t, tr) if t >= t0) >= float(F(c["floor"]))
-    if kind in ("decay-cone", "decay-cone-steps"):
+    if kind in ("decay-cone", "decay-cone-steps", "decay-centre"):
         b, k, t0 = float(F(c["bound"])), float(F(c["rate"])), float(F(c.get("t_enter", 0)))
         return all(np.trace(full(y)) <= b / (1 + k * (t - t0)) for t, y in zip(sol.t, sol.y.T)
                    if t >= t0)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _mutation import reseal, roundtrip
+from _mutation import padded_to_d3, reseal, roundtrip
 from _oracle import claim_holds
 
 from symgauss import load_problem
@@ -166,13 +166,7 @@ def _tampered(edit):
     elif edit == "missing_levels":
         del w["levels"]
     elif edit == "d3":
-        p = c["problem"]
-        for key in ("A", "V", "B", "cov0"):
-            p[key] = [r + ["0"] for r in p[key]] + [["0", "0", "1" if key == "cov0" else "0"]]
-        for key in ("b", "mean0"):
-            if key in p:
-                p[key] = p[key] + ["0"]
-        c["problem_hash"] = read_problem(roundtrip(c)["problem"]).hash    # only d is wrong
+        padded_to_d3(c)
     elif edit == "level":
         c["level"] = "exact"
     return reseal(c)

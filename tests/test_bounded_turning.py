@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _mutation import checked_in, reseal, roundtrip
+from _mutation import checked_in, padded_to_d3, reseal, roundtrip
 from _oracle import claim_holds
 
 from symgauss import load_problem
@@ -138,12 +138,7 @@ def _tampered(edit):
     elif edit == "missing_det":
         del w["det"]
     elif edit == "d3":
-        p = c["problem"]
-        for key in ("A", "V", "B", "cov0"):
-            p[key] = [r + ["0"] for r in p[key]] + [["0", "0", "1" if key == "cov0" else "0"]]
-        for key in ("b", "mean0"):
-            p[key] = p[key] + ["0"]
-        c["problem_hash"] = read_problem(roundtrip(c)["problem"]).hash    # only d is wrong
+        padded_to_d3(c)
     elif edit == "cov0":                  # another start: the steps no longer begin at Σ0
         p = c["problem"]
         p["cov0"][0][0] = str(Fraction(p["cov0"][0][0]) + Fraction(1, 8))

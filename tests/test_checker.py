@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 3680  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 3810  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -63,7 +63,9 @@ KERNEL_LINES = 3680  # lines of code of symgauss/kernel (1268 when the closed sc
 # tr Σ (blowup-turning's rates shared, now on Dual numbers too, and Dual.exp), twenty-first attempt;
 # +14 (→ 3670) with kind blowup's end-point bound of M(t) on a sub-interval, M(t) ⪰ M(b) +
 # σWᵀRW − (κ₀σ²/2)WᵀW (W = e^{Ab}L_r), tried first (a late T* ≈ 31.78: 142 sub-intervals where
-# the second-order and Loewner bounds needed 5 073), twenty-second attempt
+# the second-order and Loewner bounds needed 5 073), twenty-second attempt; +136 (→ 3806) with kind
+# decay-centre, d = 2, A a centre: small polynomials in the entries of Σ, the homological
+# identity checked exactly, the slice bounds of |∇χ·Q| and |χ| on cells, the entry by steps
 
 
 def _certs():

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import flint
 import pytest
-from _mutation import reseal, roundtrip
+from _mutation import checked_in, reseal, roundtrip
 
 from symgauss.kernel.checker import check_certificate
 from symgauss.kernel.kinds import blowup, growth_riccati, limit, reach, stability, structured
@@ -506,3 +506,22 @@ def test_step_work_is_refused_past_the_measured_d_not_crashed():
     # were within it (2 499 840 ≤ 2.5·10⁶ units) and took 41 s to check (benchmarks/README.md)
     with pytest.raises(Invalid, match="units of work"):
         require_work(5, 8, 4, 512, compact=1085)
+
+
+def test_decay_centre_with_huge_invariant_parts_of_chi_within_20_s():
+    """χ + T·w² + S·det Σ (T, S of 3 900 digits, near the reader's 4 000) satisfies the identity
+    as χ does, so the kernel goes on to the slice bounds on 128² cells: balls made once, the
+    verdict in time (and NOT PROVED, the bounds are huge)."""
+    from symgauss.kernel.kinds.decay_centre import MAX_CELLS
+    c = json.loads(json.dumps(checked_in("decay_centre")))
+    wt = c["witness"]
+    P = [[Fraction(v) for v in r] for r in wt["P"]]
+    T, S = Fraction(10 ** 3900 + 7), Fraction(-(10 ** 3900) - 3)
+    w2 = [P[0][0] ** 2, 4 * P[0][0] * P[0][1], 2 * P[0][0] * P[1][1], 4 * P[0][1] ** 2,
+          4 * P[0][1] * P[1][1], P[1][1] ** 2]      # w² in x², xy, xz, y², yz, z²
+    det = [0, 0, 1, -1, 0, 0]
+    wt["chi"] = [str(Fraction(v) + T * a + S * b) for v, a, b in zip(wt["chi"], w2, det)]
+    wt["cells"] = MAX_CELLS
+    v, seconds, size = timed(reseal(c))
+    assert v.status == "not-proved" and "W is too large" in v.reason, v.reason
+    assert seconds < BUDGET_S and size < (1 << 20), (seconds, size)

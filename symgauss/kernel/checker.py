@@ -36,6 +36,7 @@ from symgauss.kernel.kinds import (
     blowup_turning,
     bounded,
     bounded_turning,
+    decay_centre,
     decay_cone,
     growth,
     growth_axis,
@@ -58,7 +59,7 @@ KINDS = {kind: module for module in (stability, structured, in_range, blowup, re
                                       limit_riccati, blowup_trajectory, blowup_infinity,
                                       blowup_slab, blowup_turning, growth, growth_axis,
                                       growth_schur, growth_riccati, bounded, bounded_turning,
-                                      decay_cone)
+                                      decay_cone, decay_centre)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

@@ -8,9 +8,11 @@ coefficients of tr(PΣ), so that −M ⪰ κppᵀ), a just above the largest eig
 P^{-1/2}(PA + AᵀP)P^{-1/2} and ℓ just below λmin(P), all short rationals, and the kernel checks
 them exactly. Tried only when the float reference can classify nothing (``unclear``), after
 :func:`decay_regime` (kind ``decay-cone``, :mod:`symgauss.questions.regime.decay_cone`), which is
-also tried when the reference sees a decay that the validated routes do not prove; at d = 2 both
-come after a region round a cycle of rank-one matrices (kind ``bounded-turning``,
-:mod:`symgauss.questions.regime.bounded_turning`).
+also tried when the reference sees a decay that the validated routes do not prove, and, when A is
+a centre at d = 2, by a decay averaged over the rotation (kind ``decay-centre``,
+:mod:`symgauss.questions.regime.decay_centre`); at d = 2 both come after a region round a cycle of
+rank-one matrices (kind ``bounded-turning``, :mod:`symgauss.questions.regime.bounded_turning`),
+except for a centre A, whose decay is tried first.
 """
 from __future__ import annotations
 
@@ -85,22 +87,36 @@ DECAY_METHOD = {"decay-cone": "a linear functional tr(PΣ) dissipative on the co
 
 def decay_regime(problem, tried, Regime):
     """``decay`` from a kernel-verified ``decay-cone`` certificate (exact) or ``decay-cone-steps``
-    (rigorous), as ``Regime`` (classify's class, passed in), or None (``tried`` says why)."""
+    (rigorous), else, for a centre A at d = 2, ``decay-centre`` (rigorous), as ``Regime``
+    (classify's class, passed in), or None (``tried`` says why)."""
+    from symgauss.questions.regime.decay_centre import METHOD as CENTRE
+    from symgauss.questions.regime.decay_centre import find_decay_centre, is_centre
     from symgauss.questions.regime.decay_cone import find_decay_cone
     res = find_decay_cone(problem)
     if res.certificate is None:
         tried.append(f"a linear functional tr(PΣ) dissipative on the cone Σ ⪰ 0: {res.why}")
-        return None
+        if not is_centre(problem):
+            return None
+        res = find_decay_centre(problem)
+        if res.certificate is None:
+            tried.append(f"tr(PΣ) − χ(Σ), the quadratic part averaged over the rotation of the "
+                         f"centre A: {res.why}")
+            return None
     return Regime("decay", res.certificate["level"], res.certificate["claim"]["statement"] +
-                  " (kernel: VERIFIED)", DECAY_METHOD[res.certificate["kind"]],
-                  certificate_data=res.certificate, tried=tuple(tried))
+                  " (kernel: VERIFIED)", {**DECAY_METHOD, "decay-centre": CENTRE}[
+                      res.certificate["kind"]], certificate_data=res.certificate,
+                  tried=tuple(tried))
 
 
 def bounded_regime(problem, tried, Regime):
-    """At d = 2 first a region round a cycle of rank-one matrices (kind ``bounded-turning``,
-    rigorous: its floor on tr Σ rules out a decay, so nothing stronger is missed); then
+    """For a centre A, :func:`decay_regime` first; at d = 2 a region round a cycle of rank-one
+    matrices (kind ``bounded-turning``, rigorous: its floor on tr Σ rules out a decay, so nothing
+    stronger is missed); then
     :func:`decay_regime`, or else ``bounded`` from a kernel-verified ``bounded-linear``
     certificate (exact), as ``Regime``, or None (``tried`` says why)."""
+    from symgauss.questions.regime.decay_centre import is_centre
+    if is_centre(problem) and (decay := decay_regime(problem, tried, Regime)) is not None:
+        return decay        # a centre A: no cycle of rank-one matrices to look for first
     if problem.d == 2:
         from symgauss.questions.regime.bounded_turning import find_bounded_turning
         res = find_bounded_turning(problem)
@@ -109,7 +125,7 @@ def bounded_regime(problem, tried, Regime):
                           " (kernel: VERIFIED)", TURNING_METHOD,
                           certificate_data=res.certificate, tried=tuple(tried))
         tried.append(f"a region round a cycle of rank-one matrices: {res.why}")
-    if (decay := decay_regime(problem, tried, Regime)) is not None:
+    if not is_centre(problem) and (decay := decay_regime(problem, tried, Regime)) is not None:
         return decay
     res = find_bounded(problem)
     if res.certificate is None:
