@@ -182,6 +182,13 @@ def _tampered(edit):
         del wt["chi"]
     elif edit == "d3":
         padded_to_d3(c)
+    elif edit == "d1":
+        p = c["problem"]
+        for key in ("A", "V", "B", "cov0"):
+            p[key] = [[p[key][0][0]]]
+        for key in ("b", "mean0"):
+            p[key] = p[key][:1]
+        rehash(c)
     elif edit == "not_centre":       # tr A ≠ 0: no P with PA + AᵀP = 0
         p = c["problem"]
         p["A"][0][0] = str(Fraction(p["A"][0][0]) + Fraction(1, 8))
@@ -197,7 +204,7 @@ def _tampered(edit):
 
 EDITS = ["P_scaled", "P_entry", *(f"chi_{k}" for k in range(6)), "alpha", "beta", "W_large",
          "W_small", "cells_one", "bound", "rate", "t_enter", "point", "steps_cut", "extra_key",
-         "missing_chi", "d3", "not_centre", "cov0", "level"]
+         "missing_chi", "d3", "d1", "not_centre", "cov0", "level"]
 
 
 @pytest.mark.parametrize("edit", EDITS)

@@ -152,8 +152,9 @@ def slice_bounds(P, chi, cubic, cells: int):
 
 def check(kind, claim, witness, problem, ctx) -> None:
     p = problem.params
-    if p is None:
-        raise Invalid(f"{kind} certificates are for time-invariant parameters (no 'controls')")
+    if p is None or problem.d != 2:
+        raise Invalid(f"{kind} certificates are for d = 2 and time-invariant parameters (no "
+                      "'controls')")
     P, W = witness["P"], witness["W"]
     if not (P[0, 0] > 0 and P.det() > 0) or P * p.A + p.A.transpose() * P != flint.fmpq_mat(2, 2):
         raise NotProved("P ≻ 0 with PA + AᵀP = 0 is not met (A must be a centre)")
