@@ -3,8 +3,8 @@ mathematics is in :mod:`symgauss.kernel.kinds.decay_centre`).
 
 Untrusted search, but nothing here is float: P = [[−c, a], [a, b]] for A = [[a, b], [c, −a]]
 (PA + AᵀP = 0 exactly when tr A = 0), the homological equation q − αw² − β det Σ = ∇χ·L solved
-exactly (6 equations in the 8 unknowns χ, α, β; the two free ones, χ's parts along the invariants
-w² and det Σ, set to 0), the kernel's own bounds C ≥ |∇χ·Q|, c_χ ≥ |χ| on the slice w = 1 and
+exactly (6 equations in the 8 unknowns χ, α, β; χ is unique up to the invariants w² and det Σ,
+and the free unknowns are set to 0), the kernel's own bounds C ≥ |∇χ·Q|, c_χ ≥ |χ| on the slice w = 1 and
 W = W_SHARE·min(κ/C, 1/c_χ) rounded down. Then validated steps of eq. 1.1 (log-norm steps with
 changes of metric, else C¹ steps) until their enclosure is inside {w < W, V < W(1 − c_χW)},
 V = w − χ; the float solution tells how far to go.
