@@ -63,7 +63,7 @@ KERNEL_LINES = 3810  # lines of code of symgauss/kernel (1268 when the closed sc
 # tr Σ (blowup-turning's rates shared, now on Dual numbers too, and Dual.exp), twenty-first attempt;
 # +14 (→ 3670) with kind blowup's end-point bound of M(t) on a sub-interval, M(t) ⪰ M(b) +
 # σWᵀRW − (κ₀σ²/2)WᵀW (W = e^{Ab}L_r), tried first (a late T* ≈ 31.78: 142 sub-intervals where
-# the second-order and Loewner bounds needed 5 073), twenty-second attempt; +136 (→ 3806) with kind
+# the second-order and Loewner bounds needed 5 073), twenty-second attempt; +138 (→ 3808) with kind
 # decay-centre, d = 2, A a centre: small polynomials in the entries of Σ, the homological
 # identity checked exactly, the slice bounds of |∇χ·Q| and |χ| on cells, the entry by steps
 
