@@ -110,13 +110,13 @@ def _slice_samples(P, n, rng):
 def test_the_kernels_slice_bounds_hold_and_are_close_at_sampled_points():
     import flint
 
-    from symgauss.kernel.kinds.decay_centre import QUADRATIC, _along, fields, slice_bounds
+    from symgauss.kernel.kinds.decay_centre import QUADRATIC, along, fields, slice_bounds
     c = _cert()
     p = read_problem(roundtrip(c)["problem"])
     P = flint.fmpq_mat([[flint.fmpq(str(v)) for v in r] for r in c["witness"]["P"]])
     chi_k = {m: flint.fmpq(str(v)) for m, v in zip(QUADRATIC, c["witness"]["chi"])}
     with flint.ctx.workprec(128):
-        C, cx, _ = slice_bounds(P, chi_k, _along(chi_k, fields(p.params)[1]),
+        C, cx, _ = slice_bounds(P, chi_k, along(chi_k, fields(p.params)[1]),
                                 c["witness"]["cells"])
     _w, chi, _dV, cubic = _pieces(c)
     fc, fx = sp.lambdify((X, Y, Z), cubic), sp.lambdify((X, Y, Z), chi)

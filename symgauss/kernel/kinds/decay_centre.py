@@ -60,7 +60,7 @@ def statement(kind, claim, problem) -> str:
 
 
 # --- polynomials in (x, y, z): {exponents: coefficient} -----------------------------------------
-def _add(*ps):
+def add_polys(*ps):
     out = {}
     for p in ps:
         for m, c in p.items():
@@ -68,7 +68,7 @@ def _add(*ps):
     return {m: c for m, c in out.items() if c != 0}
 
 
-def _mul(p, q):
+def mul_polys(p, q):
     out = {}
     for m, c in p.items():
         for n, e in q.items():
@@ -77,11 +77,11 @@ def _mul(p, q):
     return {m: c for m, c in out.items() if c != 0}
 
 
-def _scale(p, s):
+def scale_poly(p, s):
     return {m: c * s for m, c in p.items() if c * s != 0}
 
 
-def _diff(p, v):
+def diff_poly(p, v):
     out = {}
     for m, c in p.items():
         if m[v]:
@@ -90,14 +90,14 @@ def _diff(p, v):
     return out
 
 
-def _along(f, G):
+def along(f, G):
     """∇f·G for G a 2×2 matrix of polynomials (f_x G₁₁ + f_y G₁₂ + f_z G₂₂)."""
-    return _add(*(_mul(_diff(f, v), G[i][j]) for v, (i, j) in enumerate(((0, 0), (0, 1),
+    return add_polys(*(mul_polys(diff_poly(f, v), G[i][j]) for v, (i, j) in enumerate(((0, 0), (0, 1),
                                                                          (1, 1)))))
 
 
 def _matmul(X, Y):
-    return [[_add(*(_mul(X[i][k], Y[k][j]) for k in range(2))) for j in range(2)]
+    return [[add_polys(*(mul_polys(X[i][k], Y[k][j]) for k in range(2))) for j in range(2)]
             for i in range(2)]
 
 
@@ -111,15 +111,15 @@ def fields(params):
          [{(0, 1, 0): flint.fmpq(1)}, {(0, 0, 1): flint.fmpq(1)}]]
     A = _const(params.A)
     AS = _matmul(A, S)
-    L = [[_add(AS[i][j], AS[j][i]) for j in range(2)] for i in range(2)]
+    L = [[add_polys(AS[i][j], AS[j][i]) for j in range(2)] for i in range(2)]
     Q = [[{}, {}], [{}, {}]]
     for V, B in params.heads:
         X = _matmul(_matmul(_matmul(_const(V), S), _const(B)), S)
-        Q = [[_add(Q[i][j], X[i][j], X[j][i]) for j in range(2)] for i in range(2)]
+        Q = [[add_polys(Q[i][j], X[i][j], X[j][i]) for j in range(2)] for i in range(2)]
     return L, Q
 
 
-def _value(p, x, y, z):
+def poly_value(p, x, y, z):
     """p at the balls x, y, z (powers by products: arb's ** of a ball that holds 0 gives nan)."""
     def power(v, k):
         out = flint.arb(1)
@@ -145,8 +145,8 @@ def slice_bounds(P, chi, cubic, cells: int):
             z = (1 - P[0, 0] * x - 2 * P[0, 1] * y) / P[1, 1]
             if z < 0 or x * z - y * y < 0:      # Σ ⪰ 0 fails on all of the cell
                 continue
-            C = upper(flint.arb(C).union(abs(_value(cubic, x, y, z))))
-            cx = upper(flint.arb(cx).union(abs(_value(chi, x, y, z))))
+            C = upper(flint.arb(C).union(abs(poly_value(cubic, x, y, z))))
+            cx = upper(flint.arb(cx).union(abs(poly_value(chi, x, y, z))))
     return C, cx, ell
 
 
@@ -164,8 +164,8 @@ def check(kind, claim, witness, problem, ctx) -> None:
     chi = {m: witness["chi"][k, 0] for k, m in enumerate(QUADRATIC) if witness["chi"][k, 0] != 0}
     alpha, beta = witness["average"][0, 0], witness["average"][1, 0]
     det = {(1, 0, 1): flint.fmpq(1), (0, 2, 0): flint.fmpq(-1)}
-    if _add(_along(w, Q), _scale(_mul(w, w), -alpha), _scale(det, -beta),
-            _scale(_along(chi, L), -1)):
+    if add_polys(along(w, Q), scale_poly(mul_polys(w, w), -alpha), scale_poly(det, -beta),
+            scale_poly(along(chi, L), -1)):
         raise NotProved("q − α·w² − β·det Σ − ∇χ·L is not identically 0 (witness.chi, "
                         "witness.average)")
     detP = P[0, 0] * P[1, 1] - P[0, 1] ** 2
@@ -174,7 +174,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
         raise NotProved(f"the average of q is not dissipative on Σ ⪰ 0: κ = {short_text(kappa)}")
     steps = read_timed_steps(witness, ctx.n, len(p.heads), claim["t_enter"], 2)
     with flint.ctx.workprec(witness["prec"]):
-        C, cx, ell = slice_bounds(P, chi, _along(chi, Q), witness["cells"])
+        C, cx, ell = slice_bounds(P, chi, along(chi, Q), witness["cells"])
         k1, shrink, grow = kappa - C * W, 1 - cx * W, 1 + cx * W
         if not (k1 > 0 and shrink > 0):
             raise NotProved(f"witness.W is too large: κ − C·W = {k1.str(5)}, 1 − c_χ·W = "
@@ -183,7 +183,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
                                             steps, witness, ctx.n)
         S = sym_of(end, 2, upper(r_end))
         x, y, z = S[0, 0], S[0, 1], S[1, 1]
-        we, Ve = _value(w, x, y, z), _value(w, x, y, z) - _value(chi, x, y, z)
+        we, Ve = poly_value(w, x, y, z), poly_value(w, x, y, z) - poly_value(chi, x, y, z)
         if not (we < W and Ve < W * shrink):
             raise NotProved(f"the steps do not end inside the region: w ≤ {upper(we).str(5)} "
                             f"(needs < W = {short_text(W)}), V ≤ {upper(Ve).str(5)} (needs < "

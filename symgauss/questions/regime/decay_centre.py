@@ -27,12 +27,12 @@ def _average(params, P):
     import flint
     import sympy as sp
 
-    from symgauss.kernel.kinds.decay_centre import QUADRATIC, _add, _along, _mul, fields
+    from symgauss.kernel.kinds.decay_centre import QUADRATIC, add_polys, along, fields, mul_polys
     L, Q = fields(params)
     w = {(1, 0, 0): P[0, 0], (0, 1, 0): 2 * P[0, 1], (0, 0, 1): P[1, 1]}
-    columns = [_along({m: flint.fmpq(1)}, L) for m in QUADRATIC]
-    columns += [_mul(w, w), {(1, 0, 1): flint.fmpq(1), (0, 2, 0): flint.fmpq(-1)}]
-    q = _add(_along(w, Q))
+    columns = [along({m: flint.fmpq(1)}, L) for m in QUADRATIC]
+    columns += [mul_polys(w, w), {(1, 0, 1): flint.fmpq(1), (0, 2, 0): flint.fmpq(-1)}]
+    q = add_polys(along(w, Q))
 
     def rat(x):
         return sp.Rational(int(x.p), int(x.q))
@@ -80,7 +80,13 @@ def find_decay_centre(problem) -> BlowupBound:
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import sym_of, upper
-    from symgauss.kernel.kinds.decay_centre import QUADRATIC, _along, _value, fields, slice_bounds
+    from symgauss.kernel.kinds.decay_centre import (
+        QUADRATIC,
+        along,
+        fields,
+        poly_value,
+        slice_bounds,
+    )
     from symgauss.kernel.kinds.limit import MAX_STEPS
     from symgauss.kernel.read import mat_text, read_problem
     from symgauss.kernel.steps import mid_fmpq
@@ -107,7 +113,7 @@ def find_decay_centre(problem) -> BlowupBound:
     chi_p = {m: v for m, v in zip(QUADRATIC, chi) if v != 0}
     _, Q = fields(ep.params)
     with flint.ctx.workprec(PREC):
-        C, cx, ell = slice_bounds(P, chi_p, _along(chi_p, Q), CELLS)
+        C, cx, ell = slice_bounds(P, chi_p, along(chi_p, Q), CELLS)
         W = _down(W_SHARE * min(float(kappa) / float(C), 1 / float(cx)))
         shrink = 1 - cx * W
         cap = W * shrink
@@ -124,7 +130,7 @@ def find_decay_centre(problem) -> BlowupBound:
         """(w, V) on the enclosure of centre pt, radius r (balls)."""
         S = sym_of(pt, 2, upper(r))
         xyz = S[0, 0], S[0, 1], S[1, 1]
-        return _value(w_p, *xyz), _value(w_p, *xyz) - _value(chi_p, *xyz)
+        return poly_value(w_p, *xyz), poly_value(w_p, *xyz) - poly_value(chi_p, *xyz)
 
     def inside(pt, r):
         with flint.ctx.workprec(PREC):
