@@ -108,3 +108,17 @@ def _compact_t_star(problem) -> float:
     w, u, Y = sol.y[0, -1], sol.y[1, -1], sol.y[2:, -1].reshape(3, 3)
     Y = (Y + Y.T) / 2
     return w + u / parts(u, Y)[2]
+
+
+def test_the_pace_test_of_the_compactified_steps():
+    """_too_slow (used by the log-norm and the C¹ runs alike): steps 0.01 apart cannot reach
+    τ_in = 30 within 300 more even at SPEEDUP times their pace; 0.1 apart they can; it looks
+    only every PACE steps from FIRST_LOOK on, and never without a float entry."""
+    from symgauss.questions.regime.infinity import FIRST_LOOK, PACE, SPEEDUP, _too_slow
+    slow = [0.01 * k for k in range(FIRST_LOOK)]
+    assert 0.59 + 300 * SPEEDUP * 0.01 < 30 and _too_slow(slow, 300, 30.0)
+    assert not _too_slow([0.1 * k for k in range(FIRST_LOOK)], 300, 30.0)
+    assert not _too_slow(slow + [0.6], 300, 30.0)           # not at a multiple of PACE
+    assert not _too_slow(slow[:FIRST_LOOK - PACE], 300, 30.0)    # before FIRST_LOOK
+    assert not _too_slow(slow, 300, None)
+    assert _too_slow(slow, 300, float("inf"))               # the float run never enters

@@ -312,9 +312,7 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
         spent = k + SWITCH_WORK * switched[0]
         if spent + SWITCH_WORK + 1 > budget:
             return True
-        if tau_in is not None and k >= FIRST_LOOK and k % PACE == 0 and all(
-                h[2] is None for h in history) and taus[-1] + (budget - spent) * SPEEDUP * (
-                taus[-1] - taus[-1 - PACE]) / PACE < tau_in:
+        if all(h[2] is None for h in history) and _too_slow(taus, budget - spent, tau_in):
             lost.append((k, taus[-1]))
             return True
         return False
@@ -341,7 +339,7 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
         with flint.ctx.workprec(PREC):
             spread = spreads(flint.arb_mat(P2), ell2)      # the C¹ run's radius is in P2's
         c1_max = min(C1_STEPS, left // step_work(d, len(p.heads), ORDER, PREC, "compact-c1"))
-        seen = {}
+        seen, c1_taus, c1_lost = {}, [], []
 
         def c1_stop(c, r, tau):
             """integrate_c1 looks at each step twice: with a float estimate of the radius, then,
@@ -352,12 +350,28 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
             if tau not in seen:
                 seen[tau] = len(seen) + 1
                 return True
-            return deep(c, r, seen[tau])
+            if deep(c, r, seen[tau]):
+                return True
+            # the log-norm run's pace test (``stop``): at SPEEDUP times the pace of the last
+            # PACE steps, before any enclosure, not at the float entry τ_in within c1_max steps
+            # (seed-631 two-heads-12-d3: 400 steps, 13 s, reached τ = 12.7 of τ_in ≈ 30)
+            c1_taus.append(float(tau))
+            if all(h[2] is None for h in history) and _too_slow(
+                    c1_taus, c1_max - len(c1_taus), tau_in):
+                c1_lost.append((len(c1_taus), c1_taus[-1]))
+                return True
+            return False
         crun = integrate_c1(p, c0, P2, None, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
                             prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY, max_steps=c1_max,
                             stop_time=c1_stop)
         _, k, e, region = min(history, key=lambda h: h[0], default=(0, 0, None, None))
-        why = f"log-norm steps: {why_log}; C¹ steps: {crun.why or 'no enclosure'}"
+        why_c1 = crun.why or "no enclosure"
+        if c1_lost:
+            where = ("the float run never enters" if tau_in == math.inf else
+                     f"the float run enters near τ ≈ {tau_in:.4g}")
+            why_c1 = (f"{c1_lost[0][0]} steps reached τ = {c1_lost[0][1]:.4g}; at their pace they "
+                      f"cannot reach the region within {c1_max} steps; {where}")
+        why = f"log-norm steps: {why_log}; C¹ steps: {why_c1}"
     if e is None:
         why = why or crun.why or "no enclosure"
         if lost:
@@ -378,6 +392,15 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
                      "validated Taylor steps of eq. 1.1, then of the compactified flow with the "
                      "elapsed time, into a contracting region at infinity "
                      "(symgauss.questions.regime.infinity)", PREC)
+
+
+def _too_slow(taus, left: int, tau_in) -> bool:
+    """Whether steps at τ = ``taus`` (one a step) cannot reach the float entry τ_in within
+    ``left`` more steps even at SPEEDUP times the pace of the last PACE steps; looked at every
+    PACE steps from FIRST_LOOK on (never when τ_in is unknown)."""
+    k = len(taus)
+    return tau_in is not None and k >= FIRST_LOOK and k % PACE == 0 and taus[-1] + left * \
+        SPEEDUP * (taus[-1] - taus[-1 - PACE]) / PACE < tau_in
 
 
 def _turning(problem, t_ref, ep, moving) -> BlowupBound:
