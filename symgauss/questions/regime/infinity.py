@@ -352,9 +352,8 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
                 return True
             if deep(c, r, seen[tau]):
                 return True
-            # the log-norm run's pace test (``stop``): at SPEEDUP times the pace of the last
-            # PACE steps, before any enclosure, not at the float entry τ_in within c1_max steps
-            # (seed-631 two-heads-12-d3: 400 steps, 13 s, reached τ = 12.7 of τ_in ≈ 30)
+            # the log-norm run's pace test (seed-631 two-heads-12-d3: 400 C¹ steps, 13 s,
+            # reached τ = 12.7 of τ_in ≈ 30)
             c1_taus.append(float(tau))
             if all(h[2] is None for h in history) and _too_slow(
                     c1_taus, c1_max - len(c1_taus), tau_in):
