@@ -70,6 +70,17 @@ def padded_to_d3(cert):
     return rehash(cert)
 
 
+def shrunk_to_d1(cert):
+    """The problem cut to its first coordinate (d = 1), rehashed: a kind for d = 2 must refuse
+    it by name, not through a shape error."""
+    p = cert["problem"]
+    for key in ("A", "V", "B", "cov0"):
+        p[key] = [[p[key][0][0]]]
+    for key in ("b", "mean0"):
+        p[key] = p[key][:1]
+    return rehash(cert)
+
+
 def assert_refused(cert):
     """The checker says NOT PROVED or INVALID, and for the edit, not for a stale hash or
     statement (which reseal and rehash keep right)."""

@@ -217,7 +217,7 @@ def claim_holds(cert) -> bool:
         return _riccati_or_bounded_holds(A, heads, p, c, kind)
     if kind == "growth":
         return _growth_holds(A, heads, p, c)
-    if kind == "growth-schur":
+    if kind in ("growth-schur", "growth-quasi"):
         return _growth_holds(A, heads, p, c, axis=int(str(c["axis"])))
     if kind in ("growth-axis", "growth-axis-row"):
         return _growth_axis_holds(A, heads, p, c)

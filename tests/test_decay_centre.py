@@ -17,7 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
-from _mutation import assert_refused, checked_in, padded_to_d3, rehash, reseal, roundtrip
+from _mutation import (
+    assert_refused,
+    checked_in,
+    padded_to_d3,
+    rehash,
+    reseal,
+    roundtrip,
+    shrunk_to_d1,
+)
 from _oracle import claim_holds
 
 from symgauss import load_problem
@@ -183,12 +191,7 @@ def _tampered(edit):
     elif edit == "d3":
         padded_to_d3(c)
     elif edit == "d1":
-        p = c["problem"]
-        for key in ("A", "V", "B", "cov0"):
-            p[key] = [[p[key][0][0]]]
-        for key in ("b", "mean0"):
-            p[key] = p[key][:1]
-        rehash(c)
+        shrunk_to_d1(c)
     elif edit == "not_centre":       # tr A ≠ 0: no P with PA + AᵀP = 0
         p = c["problem"]
         p["A"][0][0] = str(Fraction(p["A"][0][0]) + Fraction(1, 8))

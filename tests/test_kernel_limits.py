@@ -525,3 +525,19 @@ def test_decay_centre_with_huge_invariant_parts_of_chi_within_20_s():
     v, seconds, size = timed(reseal(c))
     assert v.status == "not-proved" and "W is too large" in v.reason, v.reason
     assert seconds < BUDGET_S and size < (1 << 20), (seconds, size)
+
+
+def test_growth_quasi_with_the_most_pieces_and_long_manifold_numbers_within_20_s():
+    """v_pieces at its limit, the largest precision, and the manifold's coefficients of ~3 830
+    characters (near the reader's 4 000): the defect polynomial is exact and small in degree, so
+    the verdict comes in time."""
+    from symgauss.kernel.kinds.growth_quasi import MAX_PIECES
+    from symgauss.kernel.kinds.limit import MAX_PREC
+    c = json.loads(json.dumps(checked_in("growth_quasi")))
+    wt = c["witness"]
+    tiny = Fraction(1, 10 ** 1900 + 7)   # numerator and denominator: ~1 915 digits each
+    wt["manifold"] = [[str(Fraction(x) + tiny) for x in row] for row in wt["manifold"]]
+    wt["v_pieces"], wt["prec"] = MAX_PIECES, MAX_PREC
+    v, seconds, size = timed(reseal(c))
+    assert v.status == "verified", v.reason
+    assert seconds < BUDGET_S and size < (1 << 20), (seconds, size)

@@ -40,6 +40,7 @@ from symgauss.kernel.kinds import (
     decay_cone,
     growth,
     growth_axis,
+    growth_quasi,
     growth_riccati,
     growth_schur,
     in_range,
@@ -58,8 +59,8 @@ from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
                                       limit_riccati, blowup_trajectory, blowup_infinity,
                                       blowup_slab, blowup_turning, growth, growth_axis,
-                                      growth_schur, growth_riccati, bounded, bounded_turning,
-                                      decay_cone, decay_centre)
+                                      growth_schur, growth_riccati, growth_quasi, bounded,
+                                      bounded_turning, decay_cone, decay_centre)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

@@ -114,6 +114,17 @@ def find_growth(problem) -> BlowupBound:
     riccati = find_growth_riccati(problem)      # V_h = v_h I, A = αI: the closed form, exact
     if riccati.certificate is not None:
         return riccati
+    quasi = []
+    if problem.d == 2:      # a double null direction of the quadratic term, any number of heads
+        from symgauss.questions.regime.growth_quasi import axes, find_growth_quasi
+        for j in axes(problem):
+            res = find_growth_quasi(problem, j)
+            if res.certificate is not None:
+                return res
+            quasi.append(f"along the double null direction e_{j + 1} (kind growth-quasi): "
+                         f"{res.why}")
+    if quasi and len(problem.params.heads) != 1:
+        return BlowupBound(None, "; ".join(quasi))
     if problem.d == 3 and len(problem.params.heads) == 1:     # a family of directions
         from symgauss.questions.regime.growth_schur import find_growth_schur
         return find_growth_schur(problem)
@@ -135,8 +146,9 @@ def find_growth(problem) -> BlowupBound:
     try:
         lo, hi = _bracket(p.heads[0][1], axis, float(m0))
     except (ValueError, ZeroDivisionError):
-        return BlowupBound(None, "no simple null direction of B (a sign change of vᵀBv) near "
-                           "the growth direction: the equilibrium at infinity is degenerate")
+        degenerate = ("no simple null direction of B (a sign change of vᵀBv) near the growth "
+                      "direction: the equilibrium at infinity is degenerate")
+        return BlowupBound(None, "; ".join([*quasi, degenerate]))
     if abs(float(lo) - m0) > 1e-3 * (1 + abs(m0)):
         return BlowupBound(None, "the growth direction is not a null direction of B")
     prec = 128

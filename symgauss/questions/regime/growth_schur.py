@@ -312,13 +312,8 @@ def find_growth_schur(problem) -> BlowupBound:
     import numpy as np
     from scipy.optimize import brentq
 
-    from symgauss.integrate.validated import integrate, step_budget
-    from symgauss.kernel.equations import svec
-    from symgauss.kernel.exact import eye
     from symgauss.kernel.kinds.growth_schur import check_region, entry, permuted
-    from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
     from symgauss.kernel.read import read_problem
-    from symgauss.questions.regime.basin import ADAPT
     if problem.d != 3 or len(problem.params.heads) != 1:
         return BlowupBound(None, "the growth-schur certificate is for d = 3 with one head")
     tr = _trajectory(problem)
@@ -420,20 +415,7 @@ def find_growth_schur(problem) -> BlowupBound:
     b = _q(float(found[1]) + 0.02 * spread, 10 ** 6)   # between symgauss versions
     if not a > 0:
         return BlowupBound(None, "the growth rate is not proved positive on the region")
-
-    def inside(c, rr):
-        try:
-            with flint.ctx.workprec(prec):
-                entry(ep, w, c, rr)
-            return True
-        except NotProved:
-            return False
-    budget = min(step_budget(3, 1), MAX_STEPS)
-    run = integrate(ep.params, svec(ep.cov0), eye(6), flint.fmpq(1), inside, t_max=400,
-                    tol=1e-18, max_steps=budget)
-    if not run.stopped:
-        run = integrate(ep.params, svec(ep.cov0), eye(6), flint.fmpq(1), inside, t_max=400,
-                        tol=1e-18, max_steps=budget - MAX_SWITCHES, adapt=ADAPT)
+    run = steps_into(ep, lambda c, rr: entry(ep, w, c, rr), prec)
     if not run.stopped:
         return BlowupBound(None, f"validated steps did not enter the region ({run.why})")
     claim = {"axis": j, "t_enter": str(run.t), "rate_lower": str(a), "rate_upper": str(b)}
@@ -443,6 +425,34 @@ def find_growth_schur(problem) -> BlowupBound:
     return verified("growth-schur", problem, claim, witness,
                     "validated Taylor steps, then an invariant region of Tikhonov type in the "
                     "Schur coordinates (symgauss.questions.regime.growth_schur)")
+
+
+def steps_into(ep, enter, prec: int):
+    """Validated steps of eq. 1.1 from cov0 in metric I until ``enter(point, radius)`` (the
+    kernel's entry test at ``prec`` bits) stops raising NotProved, as many as the kernel reads;
+    again with changes of metric that follow the solution when the first run does not get there
+    (a growth search's way into its region)."""
+    from symgauss.integrate.validated import integrate, step_budget
+    from symgauss.kernel.equations import svec
+    from symgauss.kernel.exact import eye
+    from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
+    from symgauss.questions.regime.basin import ADAPT
+    n = ep.d * (ep.d + 1) // 2
+
+    def inside(c, r):
+        try:
+            with flint.ctx.workprec(prec):
+                enter(c, r)
+            return True
+        except NotProved:
+            return False
+    budget = min(step_budget(ep.d, len(ep.params.heads)), MAX_STEPS)
+    run = integrate(ep.params, svec(ep.cov0), eye(n), flint.fmpq(1), inside, t_max=400,
+                    tol=1e-18, max_steps=budget)
+    if not run.stopped:
+        run = integrate(ep.params, svec(ep.cov0), eye(n), flint.fmpq(1), inside, t_max=400,
+                        tol=1e-18, max_steps=budget - MAX_SWITCHES, adapt=ADAPT)
+    return run
 
 
 def _qm(M):
