@@ -2,12 +2,12 @@
 heads): the search for a ``growth-quasi`` certificate (the mathematics is in
 :mod:`symgauss.kernel.kinds.growth_quasi`).
 
-Untrusted search. With e_j the axis (row and column j of every B_h zero) the fast point at
-v = 0 is exact: w* = −a₁₀/W₁₀ = p*², p* of the sign that makes 2W₁₀p* < 0 (attracting); the
-slow manifold's first two orders c₁, c₂ solve J₀c_i = −(the order-v^i part of the field), J₀ =
-2W₁₀p*·I (floats, rounded). P = I. Then sizes (v_max, ρ, λ) are tried from large to small with
-the kernel's own region check, and validated steps of eq. 1.1 (metric I) run until Σ(t) is
-inside the region.
+Untrusted search (indices from 0 here, as in the kernel; the messages count from 1). With e_j
+the axis (row and column j of every B_h zero) the fast point at v = 0 is exact: w* = −a₁₀/W₁₀ =
+p*², p* of the sign that makes 2W₁₀p* < 0 (attracting); the slow manifold's first two orders
+c₁, c₂ solve J₀c_i = −(the order-v^i part of the field), J₀ = 2W₁₀p*·I (floats, rounded).
+P = I. Then sizes (v_max, ρ, λ) are tried from large to small with the kernel's own region
+check, and validated steps of eq. 1.1 (metric I) run until Σ(t) is inside the region.
 """
 from __future__ import annotations
 
@@ -90,15 +90,15 @@ def find_growth_quasi(problem, j: int) -> BlowupBound:
     a = [[float(x) for x in row] for row in aq]
     W = [[float(x) for x in row] for row in Wq]
     if W[1][0] == 0 or not -a[1][0] / W[1][0] > 0:
-        return BlowupBound(None, "no fast point at infinity: w* = −a₁₀/W₁₀ is not positive "
-                           "(W = Σ_h b_h V_h, the axis first)")
+        return BlowupBound(None, "no fast point at infinity: w* = −a₂₁/W₂₁ is not positive "
+                           "(A and W = Σ_h b_h V_h with the axis first)")
     ws = -a[1][0] / W[1][0]
     ps = -math.copysign(math.sqrt(ws), W[1][0])      # 2W₁₀p* < 0
     c, mu = _manifold(a, W, ps, ws)
     g_star = 2 * (a[0][0] + W[0][0] * ws)
     if not g_star > 0:
-        return BlowupBound(None, f"the growth rate at infinity 2(a₀₀ + W₀₀w*) ≈ {g_star:.3g} is "
-                           "not positive")
+        return BlowupBound(None, f"the growth rate at infinity 2(a₁₁ + W₁₁w*) ≈ {g_star:.3g} is "
+                           "not positive (A and W with the axis first)")
     manifold = [[_q(float(x)) for x in ci] for ci in c]
     lam = _q(abs(mu) * RATE_SHARE, 10 ** 6)
     prec, found, last = 128, None, "no size tried"
