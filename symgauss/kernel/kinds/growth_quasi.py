@@ -20,8 +20,8 @@ negative. Region R = {0 < v ≤ v_max, ‖e‖_P² ≤ ρ}, e = (p, w) − c(v),
 (``manifold``). For each of ``v_pieces`` equal pieces V_i of [0, v_max], on the box
 {v ∈ V_i, (p, w) ∈ c(V_i) ± √ρ·√((P⁻¹)_ll)} (which holds R's points with v ∈ V_i), in ball
 arithmetic: g ∈ [κ, K] with κ > 0; ‖H(V_i)‖_P < λ√ρ with H(v) = F(v, c(v)) − c'(v)·dv/dτ
-(F = (dp/dτ, dw/dτ); a polynomial in v, its coefficients exact, :func:`manifold_defect`); and −(JᵀP + PJ) − 2λP ≻ 0 for J = ∂F/∂(p, w) − c'(v)·∂(dv/dτ)/∂(p, w)
-on the box. Then on ‖e‖_P = √ρ, de/dτ = H(v) + J̄e (J̄ an average of J over the segment from
+(F = (dp/dτ, dw/dτ); a polynomial in v, its coefficients exact, :func:`manifold_defect`); and
+−(JᵀP + PJ) − 2λP ≻ 0 for J = ∂F/∂(p, w) − c'(v)·∂(dv/dτ)/∂(p, w) on the box. Then on ‖e‖_P = √ρ, de/dτ = H(v) + J̄e (J̄ an average of J over the segment from
 c(v), inside the box), so d‖e‖²_P/dτ ≤ 2√ρ‖H‖_P − 2λρ < 0; on v = v_max, dv/dτ < 0: R is
 forward invariant. In R, v ≥ v₀/(1 + Kv₀τ/2) > 0 for all τ, so t = t0 + ∫v dτ → ∞ with τ: the
 solution exists for all t ≥ t0, and x' = g·x gives Σ_jj(t0)·e^{κ(t−t0)} ≤ Σ_jj(t) ≤
@@ -86,9 +86,15 @@ def structure(p, j: int) -> tuple:
             [[W[r][c] for c in order] for r in order])
 
 
+def growth_rate(a, W, v, p, w):
+    """g = Σ_jj'/Σ_jj at (v, p, w)."""
+    return 2 * (a[0][0] + a[0][1] * p * v + W[0][0] * p * p + W[0][1] * w * p * v)
+
+
 def quasi_field(a, W, v, p, w) -> tuple:
-    """(g, dv/dτ, dp/dτ, dw/dτ) at (v, p, w) (arb; a, W nested lists of arb)."""
-    g = 2 * (a[0][0] + a[0][1] * p * v + W[0][0] * p * p + W[0][1] * w * p * v)
+    """(g, dv/dτ, dp/dτ, dw/dτ) at (v, p, w) (arb, or exact polynomials in v; a, W nested
+    lists of numbers)."""
+    g = growth_rate(a, W, v, p, w)
     dv = -g * v * v / 2
     dp = a[1][0] + W[1][0] * p * p + v * ((a[0][0] + a[1][1]) * p + (W[0][0] + W[1][1]) * p * w
                                           - g * p / 2) + v * v * (a[0][1] * w + W[0][1] * w * w)
@@ -98,7 +104,7 @@ def quasi_field(a, W, v, p, w) -> tuple:
 
 def quasi_jacobian(a, W, v, p, w) -> tuple:
     """(∂g, ∂(dv/dτ), ∂(dp/dτ), ∂(dw/dτ)), each the pair of derivatives in (p, w)."""
-    g = 2 * (a[0][0] + a[0][1] * p * v + W[0][0] * p * p + W[0][1] * w * p * v)
+    g = growth_rate(a, W, v, p, w)
     gp = 2 * (a[0][1] * v + 2 * W[0][0] * p + W[0][1] * w * v)
     gw = 2 * W[0][1] * p * v
     s = a[0][0] + a[1][1]
@@ -152,7 +158,7 @@ def check_region(p, j, witness) -> tuple:
         v = v + flint.arb(0, upper(flint.arb(vmax) / (2 * m)))
         cv, dc = _manifold(c, v)
         p_, w_ = (cv[q] + flint.arb(0, spread[q]) for q in range(2))
-        g = quasi_field(a, W, v, p_, w_)[0]
+        g = growth_rate(a, W, v, p_, w_)
         if not g > 0:
             raise NotProved(f"g > 0 is not proved on v-piece {i}: Σ_jj may stop growing there")
         rng = g if rng is None else rng.union(g)
@@ -175,7 +181,7 @@ def entry(p, j, witness, end, r_end) -> None:
     k = 1 - j
     x, z, w = S[j, j], S[j, k], S[k, k]
     if not x > 0:
-        raise NotProved(f"Σ_{j}{j}(t0) > 0 is not proved")
+        raise NotProved(f"Σ_{j + 1}{j + 1}(t0) > 0 is not proved")
     v = 1 / x.sqrt()
     c = [[flint.arb(witness["manifold"][r, i]) for i in range(2)] for r in range(3)]
     cv, _ = _manifold(c, v)

@@ -5,7 +5,7 @@ heads): the search for a ``growth-quasi`` certificate (the mathematics is in
 Untrusted search (indices from 0 here, as in the kernel; the messages count from 1). With e_j
 the axis (row and column j of every B_h zero) the fast point at v = 0 is exact: w* = −a₁₀/W₁₀ =
 p*², p* of the sign that makes 2W₁₀p* < 0 (attracting); the slow manifold's first two orders
-c₁, c₂ solve J₀c_i = −(the order-v^i part of the field), J₀ = 2W₁₀p*·I (floats, rounded).
+c₁, c₂ solve J₀c_i = −(the order-v^i part of the exact defect H), J₀ = 2W₁₀p*·I (rounded).
 P = I. Then sizes (v_max, ρ, λ) are tried from large to small with the kernel's own region
 check, and validated steps of eq. 1.1 (metric I) run until Σ(t) is inside the region.
 """
@@ -48,30 +48,16 @@ def _q(x: float, den: int = 10 ** 15) -> flint.fmpq:
     return flint.fmpq(f.numerator, f.denominator)
 
 
-def _manifold(a, W, ps, ws):
-    """[c₀, c₁, c₂] (floats) of the slow manifold through (p*, w*) (module docstring)."""
-    import numpy as np
-    mu = 2 * W[1][0] * ps
-
-    def field(v, p, w):
-        g = 2 * (a[0][0] + a[0][1] * p * v + W[0][0] * p * p + W[0][1] * w * p * v)
-        dv = -g * v * v / 2
-        dp = a[1][0] + W[1][0] * p * p + v * ((a[0][0] + a[1][1]) * p + (W[0][0] + W[1][1]) * p
-                                              * w - g * p / 2) + v * v * (a[0][1] * w
-                                                                          + W[0][1] * w * w)
-        dw = 2 * p * (a[1][0] + W[1][0] * w) + v * (2 * a[1][1] * w + 2 * W[1][1] * w * w)
-        return np.array([dp, dw]), dv
-    c = [np.array([ps, ws]), np.zeros(2), np.zeros(2)]
-    for order in (1, 2):        # the order-v^order coefficient of H(v) by a polynomial fit
-        vs = np.linspace(-0.02, 0.02, 9)
-        H = []
-        for v in vs:
-            cv = c[0] + c[1] * v + c[2] * v * v
-            F, dv = field(v, *cv)
-            H.append(F - (c[1] + 2 * c[2] * v) * dv)
-        coef = np.polyfit(vs, np.array(H), 8)[::-1]      # coef[k] the order-k coefficients
-        c[order] = -coef[order] / mu
-    return c, mu
+def _manifold(aq, Wq, c0, mu) -> list:
+    """[c₀, c₁, c₂] (exact) of the slow manifold through c₀ = (p*, w*) rounded: at order v^i
+    the defect H of :func:`~symgauss.kernel.kinds.growth_quasi.manifold_defect` is J₀c_i plus
+    what the lower orders give (c'(v)·dv/dτ starts at v³), so c_i = −(that coefficient)/μ."""
+    from symgauss.kernel.kinds.growth_quasi import manifold_defect
+    c = [c0, [flint.fmpq(0)] * 2, [flint.fmpq(0)] * 2]
+    for order in (1, 2):
+        H = manifold_defect(aq, Wq, c)
+        c[order] = [-_q(float(co[order]) / mu if len(co) > order else 0.0) for co in H]
+    return c
 
 
 def find_growth_quasi(problem, j: int) -> BlowupBound:
@@ -94,12 +80,12 @@ def find_growth_quasi(problem, j: int) -> BlowupBound:
                            "(A and W = Σ_h b_h V_h with the axis first)")
     ws = -a[1][0] / W[1][0]
     ps = -math.copysign(math.sqrt(ws), W[1][0])      # 2W₁₀p* < 0
-    c, mu = _manifold(a, W, ps, ws)
+    mu = 2 * W[1][0] * ps
     g_star = 2 * (a[0][0] + W[0][0] * ws)
     if not g_star > 0:
         return BlowupBound(None, f"the growth rate at infinity 2(a₁₁ + W₁₁w*) ≈ {g_star:.3g} is "
                            "not positive (A and W with the axis first)")
-    manifold = [[_q(float(x)) for x in ci] for ci in c]
+    manifold = _manifold(aq, Wq, [_q(ps), _q(ws)], mu)
     lam = _q(abs(mu) * RATE_SHARE, 10 ** 6)
     prec, found, last = 128, None, "no size tried"
     for v_max, pieces in SIZES:
