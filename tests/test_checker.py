@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 3950  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 3965  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -69,7 +69,8 @@ KERNEL_LINES = 3950  # lines of code of symgauss/kernel (1268 when the closed sc
 # (twenty-second attempt); +136 (→ 3944) with kind growth-quasi, d = 2, a double null axis
 # of the quadratic term: the exact field in v = Σ_jj^(−1/2), p = Σ_jk·v, w = Σ_kk, its
 # Jacobian, the manifold's defect as an exact polynomial in v, the pieces of v and the entry
-# (twenty-third attempt)
+# (twenty-third attempt); +13 (→ 3957) with kind growth's several heads: an exact rational common
+# null direction, Σ_h (vᵀB_h v)·V_h v = 0 checked in fmpq (twenty-fourth attempt)
 
 
 def _certs():

@@ -1,4 +1,5 @@
-"""Kind ``growth`` (issue 13): exponential growth without blow-up, d = 2, one head.
+"""Kind ``growth`` (issue 13): exponential growth without blow-up, d = 2: one head, or several
+heads with an exact common null direction.
 
 The checked-in certificate's region is re-examined with an independent numpy compactified field
 (sampled points on its side and inside), its claim against LSODA (``_oracle.claim_holds``), every
@@ -7,6 +8,7 @@ witness and claim field tampered, and ``classify`` on the built-in example.
 from __future__ import annotations
 
 import copy
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -109,14 +111,127 @@ def test_a_tampered_growth_certificate_is_not_verified(edit):
     assert v.status in ("not-proved", "invalid"), (edit, v)
 
 
-def test_growth_is_for_d_2_with_one_head():
+def test_several_heads_with_a_bracket_need_proportional_forms():
+    """Two heads with a bracket (lo < hi) whose forms B_h + B_hᵀ are not proportional (B and
+    B + diag(1, 0)) are refused: one head's sign change proves no common root."""
     c = copy.deepcopy(_cert())
     p = c["problem"]
-    p["heads"] = [{"V": p.pop("V"), "B": p.pop("B")}] * 2
+    V, B = p.pop("V"), p.pop("B")
+    B2 = copy.deepcopy(B)
+    B2[0][0] = str(Fraction(B2[0][0]) + 1)
+    p["heads"] = [{"V": V, "B": B}, {"V": V, "B": B2}]
     from symgauss.kernel.read import read_problem
     c["problem_hash"] = read_problem({k: v for k, v in p.items()}).hash
     v = check_certificate(reseal(c))
-    assert v.status == "invalid" and "one head" in v.reason, v
+    assert v.status == "not-proved" and "not all multiples of one matrix" in v.reason, v
+
+
+def _two():
+    return checked_in("growth_two_heads")
+
+
+def test_the_two_head_certificate_verifies_and_its_claim_holds():
+    c = _two()
+    assert len(c["problem"]["heads"]) == 2
+    assert c["witness"]["m_lo"] == c["witness"]["m_hi"] == "3/4"
+    v = check_certificate(c)
+    assert v.status == "verified", v.reason
+    assert claim_holds(c)
+
+
+def test_the_two_head_null_direction_is_exact():
+    """Σ_h (vᵀB_h v)·V_h v = 0 at v = (1, 3/4), in Fractions: the identity the kernel relies on."""
+    c = _two()
+    v = [Fraction(1), Fraction(3, 4)]
+    total = [Fraction(0), Fraction(0)]
+    for h in c["problem"]["heads"]:
+        V = [[Fraction(x) for x in r] for r in h["V"]]
+        B = [[Fraction(x) for x in r] for r in h["B"]]
+        q = sum(v[i] * B[i][j] * v[j] for i in range(2) for j in range(2))
+        assert q == 0
+        total = [t + q * sum(V[i][j] * v[j] for j in range(2)) for i, t in enumerate(total)]
+    assert total == [0, 0]
+
+
+@pytest.mark.parametrize("edit", ["m_off", "m_bracket", "head_B", "head_V_cancel", "axis"])
+def test_a_tampered_two_head_certificate_is_not_verified(edit):
+    from symgauss.kernel.read import read_problem
+    c = copy.deepcopy(_two())
+    w, p = c["witness"], c["problem"]
+    if edit == "m_off":         # a rational that is no common root
+        w["m_lo"] = w["m_hi"] = "751/1000"
+    elif edit == "m_bracket":   # a bracket around the root: the two forms are not proportional
+        w["m_lo"], w["m_hi"] = "749/1000", "751/1000"
+    elif edit == "head_B":      # head 2 no longer null along v (the problem re-hashed)
+        p["heads"][1]["B"][1][1] = "1/64"
+    elif edit == "head_V_cancel":   # head 1 no longer null; head 2 null: no cancellation
+        p["heads"][0]["B"][0][0] = "-5/4"
+    elif edit == "axis":
+        w["axis"] = 1
+    if edit.startswith("head"):
+        c["problem_hash"] = read_problem(p).hash
+    v = check_certificate(reseal(c))
+    assert v.status in ("not-proved", "invalid"), (edit, v)
+    if edit in ("m_off", "head_B", "head_V_cancel", "axis"):
+        assert "Q(vvᵀ) = 0 fails" in v.reason, (edit, v.reason)
+    if edit == "m_bracket":
+        assert "not all multiples of one matrix" in v.reason, v.reason
+
+
+def test_a_common_null_direction_may_cancel_across_heads():
+    """Q(vvᵀ) = 0 when (vᵀB_1v)·V_1v = −(vᵀB_2v)·V_2v ≠ 0: accepted; one head alone refused."""
+    import flint
+
+    from symgauss.kernel.kinds.growth import null_root
+    from symgauss.kernel.verdict import NotProved
+    V = flint.fmpq_mat([[1, 2], [3, 4]])
+    B1 = flint.fmpq_mat([[1, 0], [0, 0]])        # vᵀB_1v = 1 at v = (1, 0)
+    B2 = flint.fmpq_mat([[-1, 5], [7, 0]])       # vᵀB_2v = −1
+    null_root([(V, B1), (V, B2)], 0, flint.fmpq(0), flint.fmpq(0))
+    with pytest.raises(NotProved):
+        null_root([(V, B1), (V * 2, B2)], 0, flint.fmpq(0), flint.fmpq(0))
+    with pytest.raises(NotProved):
+        null_root([(V, B1)], 0, flint.fmpq(0), flint.fmpq(0))
+
+
+def test_classify_the_two_head_growth_example_is_rigorous_and_holds():
+    from symgauss.questions.regime.classify import classify
+    r = classify(load_problem(ROOT / "symgauss" / "examples" / "growth_two_heads.json"), digits=15)
+    assert (r.kind, r.level) == ("growth", "rigorous"), r.evidence
+    assert r.certificate_data["witness"]["m_lo"] == "3/4"
+    assert check_certificate(r.certificate_data).status == "verified"
+    assert claim_holds(r.certificate_data)
+
+
+def test_two_heads_without_a_rational_common_null_direction_are_declined_with_the_reason():
+    """Head 2's B₂₂ made 1/64: v = (1, 3/4) is null for head 1 only, the forms B_h + B_hᵀ are not
+    proportional, and near the direction of the float run (which blows up here) no small
+    rational m has Σ_h (vᵀB_h v)·V_h v = 0: the search says so rather than guessing."""
+    from symgauss.model.problem import Problem
+    from symgauss.questions.regime.growth import find_growth
+    data = json.loads((ROOT / "symgauss" / "examples" / "growth_two_heads.json").read_text())
+    data.pop("name")
+    data["heads"][1]["B"][1][1] = "1/64"
+    r = find_growth(Problem(**data))
+    assert r.certificate is None
+    assert "2 heads whose B_h + B_hᵀ are not multiples of one matrix" in r.why, r.why
+    assert "no rational m with denominator ≤ 1000" in r.why, r.why
+
+
+def test_a_skew_head_shares_every_null_direction_so_a_sign_change_proves_the_root():
+    """Seed-314 two-heads-2-d2: head 1's B is skew (vᵀB₁v ≡ 0), head 2's null direction
+    m° = (1 − √(19/8))/(11/4) is irrational; the bracket route proves it (float before)."""
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.growth import find_growth
+    p = next(q for _, q in ensemble(48, seed=314) if q.name == "two-heads-2-d2")
+    r = find_growth(p)
+    assert r.certificate is not None, r.why
+    w = r.certificate["witness"]
+    lo, hi = Fraction(w["m_lo"]), Fraction(w["m_hi"])
+    assert lo < hi and (1 - lo * Fraction(11, 4)) ** 2 > Fraction(19, 8)
+    assert (1 - hi * Fraction(11, 4)) ** 2 < Fraction(19, 8)
+    assert check_certificate(r.certificate).status == "verified"
+    assert claim_holds(r.certificate)
 
 
 def test_classify_the_growth_example_is_rigorous_and_holds():

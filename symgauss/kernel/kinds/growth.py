@@ -1,12 +1,15 @@
 """Checker for kind ``"growth"``: Σ(t) exists for all t ≥ 0 and tr Σ(t) grows exponentially,
-without blowing up (d = 2, one head), proved by validated steps to a large Σ(t0) and an invariant
-region of the compactified flow around a non-hyperbolic equilibrium at infinity.
+without blowing up (d = 2), proved by validated steps to a large Σ(t0) and an invariant region of
+the compactified flow around a non-hyperbolic equilibrium at infinity.
 
 Compactified flow (as kind ``blowup-infinity``): u = 1/tr Σ, Y = Σ/tr Σ (tr Y = 1), dτ = dt/u,
 du/dτ = −u·g, dY/dτ = u·L(Y) + Q(Y) − Y·g, g = u·tr L(Y) + tr Q(Y). If v = (1, m°) (``axis`` 0;
 (m°, 1) for ``axis`` 1) has vᵀBv = 0 — an exact root m° in (m_lo, m_hi), proved by the sign change
-of the quadratic vᵀBv (exact rationals) — then Y* = vvᵀ/vᵀv has Q(Y*) = (vᵀBv)·(Vvvᵀ + vvᵀVᵀ)/
-(vᵀv)² = 0 and (0, Y*) is an equilibrium at infinity with g = 0 there. With Y = Y* + uE,
+of the quadratic vᵀBv (exact rationals; with several heads, of vᵀSv where every B_h + B_hᵀ is a
+multiple of one S: one head's root is then every head's) — then Y* = vvᵀ/vᵀv has Q(Y*) = (vᵀBv)·(Vvvᵀ + vvᵀVᵀ)/
+(vᵀv)² = 0; with several heads (or one), m° = m_lo = m_hi is rational and x = Σ_h (vᵀB_h v)·V_h v
+= 0 is checked exactly, so Q(Y*) = (xvᵀ + vxᵀ)/(vᵀv)² = 0 again; and (0, Y*) is an equilibrium
+at infinity with g = 0 there. With Y = Y* + uE,
 E = C + κΔ (C, Δ traceless, coordinates x(M) = ((M11 − M22)/2, M12); C the witness ``center``,
 near the slow manifold Y ≈ Y* + uC), exactly (Q(Y*) = 0, Q quadratic):
 
@@ -78,14 +81,33 @@ def star(axis, m) -> flint.arb_mat:
     return flint.arb_mat(2, 2, [v[0] * v[0] / n, v[0] * v[1] / n, v[1] * v[0] / n, v[1] * v[1] / n])
 
 
-def null_root(B, axis, lo, hi) -> None:
-    """vᵀBv changes sign between m = lo and m = hi (exact): a root m° lies between."""
-    def q(m):
-        v = flint.fmpq_mat(2, 1, [1, m] if axis == 0 else [m, 1])
-        return (v.transpose() * B * v)[0, 0]
+def null_root(heads, axis, lo, hi) -> None:
+    """Q(Y*) = 0 for v = (1, m°) (axis 0) or (m°, 1): lo < hi, the symmetric parts B_h + B_hᵀ all
+    multiples of one S ≠ 0 (one head; or the others skew) and vᵀSv changes sign between m = lo and
+    m = hi (exact), so a root m°, null for every head, lies between; or lo = hi = m° and
+    Σ_h (vᵀB_h v)·V_h v = 0 exactly (Q(vvᵀ) is its symmetrised product with vᵀ)."""
+    def vec(m):
+        return flint.fmpq_mat(2, 1, [1, m] if axis == 0 else [m, 1])
+
+    def q(B, m):
+        return (vec(m).transpose() * B * vec(m))[0, 0]
+    if lo == hi:
+        v = vec(lo)
+        x = sum((q(B, lo) * (V * v) for V, B in heads), flint.fmpq_mat(2, 1))
+        if any(x[i, 0] != 0 for i in range(2)):
+            raise NotProved("Σ_h (vᵀB_h v)·V_h v ≠ 0 at m_lo = m_hi: Q(vvᵀ) = 0 fails, so vvᵀ "
+                            "is no direction at infinity of zero speed")
+        return
     if not lo < hi:
         raise Invalid("witness.m_lo must be below witness.m_hi")
-    if not q(lo) * q(hi) < 0:
+    sym = [B + B.transpose() for _, B in heads]
+    S = next((M for M in sym if any(M[i, j] != 0 for i in range(2) for j in range(2))), None)
+    i, j = next(((i, j) for i in range(2) for j in range(2) if S is not None and S[i, j] != 0),
+                (0, 0))
+    if S is None or any(M * S[i, j] != S * M[i, j] for M in sym):
+        raise NotProved("the heads' B_h + B_hᵀ are not all multiples of one matrix: a sign change "
+                        "proves no common null direction (give m_lo = m_hi, an exact root)")
+    if not q(S, lo) * q(S, hi) < 0:
         raise NotProved("vᵀBv does not change sign on [m_lo, m_hi]: no null direction of B is "
                         "proved there")
 
@@ -141,14 +163,14 @@ def check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces):
 
 def check(kind, claim, witness, problem, ctx) -> None:
     p = problem.params
-    if p is None or len(p.heads) != 1:
-        raise Invalid("growth certificates are for time-invariant parameters with one head")
+    if p is None:
+        raise Invalid("growth certificates are for time-invariant parameters")
     if witness["arcs"] * witness["u_pieces"] > MAX_CELLS:
         raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}")
     steps = read_timed_steps(witness, ctx.n, 1, claim["t_enter"], problem.d)
     require_pd(witness["P"], "witness.P")
     axis, lo, hi = witness["axis"], witness["m_lo"], witness["m_hi"]
-    null_root(p.heads[0][1], axis, lo, hi)
+    null_root(p.heads, axis, lo, hi)
     with flint.ctx.workprec(witness["prec"]):
         flow = Flow(p)
         m = flint.arb((lo + hi) / 2, (hi - lo) / 2)

@@ -1,9 +1,11 @@
-"""Exponential growth without blow-up (d = 2, one head): the search for a ``growth``
+"""Exponential growth without blow-up (d = 2): the search for a ``growth``
 certificate (the mathematics is in :mod:`symgauss.kernel.kinds.growth`).
 
 Untrusted search: a float integration until tr Σ is large gives the direction v of Σ/tr Σ
 (rank one); the root m° of vᵀBv near it is bracketed by two 40-digit decimals (the kernel checks
-the sign change exactly); the transversal linearisation N of the flow at infinity (traceless
+the sign change exactly; with several heads, when every B_h + B_hᵀ is a multiple of one matrix),
+or else, with several heads, m° is the nearest rational of denominator ≤ EXACT_DEN, which the
+kernel accepts only if Σ_h (vᵀB_h v)·V_h v = 0 exactly; the transversal linearisation N of the flow at infinity (traceless
 coordinates) gives P from (N + γI)ᵀP + P(N + γI) = −I, γ = −max Re λ(N)/2, when N is Hurwitz;
 κ, u_max and the number of angle pieces are tried from the forcing/contraction ratio upward
 until the kernel's :func:`~symgauss.kernel.kinds.growth.check_region` accepts the region; then
@@ -24,6 +26,10 @@ from symgauss.questions.regime.blowup_bound import BlowupBound, verified
 #: within 9/10 of their budget (the kernel's 2000 steps; seed-71 symmetric-B-33-d2 enters after
 #: 1540, where 1000 were allowed before)
 FIRST_LOOK, PACE_STEPS = 1000, 200
+#: with several heads, the exact common null direction m is sought among rationals of this
+#: denominator or less (an exact root Σ_h (vᵀB_h v)·V_h v = 0 is rational in the ensembles'
+#: cases: an axis on every head's null cone)
+EXACT_DEN = 1000
 
 
 def _float_run(problem):
@@ -106,7 +112,7 @@ def find_growth(problem) -> BlowupBound:
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import Flow
     from symgauss.kernel.kinds.blowup_infinity import Compact, trace
-    from symgauss.kernel.kinds.growth import check_region, coords, entry, star
+    from symgauss.kernel.kinds.growth import check_region, coords, entry, null_root, star
     from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
     from symgauss.kernel.read import read_problem
     from symgauss.questions.regime.basin import ADAPT
@@ -128,11 +134,11 @@ def find_growth(problem) -> BlowupBound:
     if problem.d == 3 and len(problem.params.heads) == 1:     # a family of directions
         from symgauss.questions.regime.growth_schur import find_growth_schur
         return find_growth_schur(problem)
-    if problem.d != 2 or len(problem.params.heads) != 1:
-        return BlowupBound(None, "the growth certificates are for d = 2 and d = 3 with one head "
+    if problem.d != 2:
+        return BlowupBound(None, "the growth certificates are for d = 2 and, with one head, d = 3 "
                            "(for d ≥ 4 the directions at infinity along B's null cone and Σ's "
                            "lower-rank part need more slow coordinates; no kernel kind covers "
-                           "that, or several heads, yet)")
+                           "that, or several heads at d = 3, yet)")
     sol, full = _float_run(problem)
     v = _direction(sol, full)
     if v is None:
@@ -143,12 +149,26 @@ def find_growth(problem) -> BlowupBound:
     p = ep.params
     axis = 0 if abs(v[0]) >= abs(v[1]) else 1
     m0 = v[1] / v[0] if axis == 0 else v[0] / v[1]
-    try:
-        lo, hi = _bracket(p.heads[0][1], axis, float(m0))
+    try:        # the root of vᵀB_h v for the first head whose B_h is not skew
+        B = next((B for _, B in p.heads if B + B.transpose() != 0 * B), p.heads[0][1])
+        lo, hi = _bracket(B, axis, float(m0))
+        null_root(p.heads, axis, lo, hi)    # the kernel's test: a common root of every head
     except (ValueError, ZeroDivisionError):
         degenerate = ("no simple null direction of B (a sign change of vᵀBv) near the growth "
                       "direction: the equilibrium at infinity is degenerate")
         return BlowupBound(None, "; ".join([*quasi, degenerate]))
+    except NotProved as e:  # several heads, not one quadratic form: an exact common root
+        if len(p.heads) == 1:
+            return BlowupBound(None, "; ".join([*quasi, str(e)]))
+        lo = hi = _fmpq(float(Fraction(float(m0)).limit_denominator(EXACT_DEN)))
+        try:
+            null_root(p.heads, axis, lo, hi)
+        except NotProved:
+            return BlowupBound(None, "; ".join([*quasi, (
+                f"with {len(p.heads)} heads whose B_h + B_hᵀ are not multiples of one matrix, "
+                f"the growth direction at infinity needs Σ_h (vᵀB_h v)·V_h v = 0 exactly; near "
+                f"the float direction m ≈ {float(m0):.6g} no rational m with denominator ≤ "
+                f"{EXACT_DEN} has it")]))
     if abs(float(lo) - m0) > 1e-3 * (1 + abs(m0)):
         return BlowupBound(None, "the growth direction is not a null direction of B")
     prec = 128
