@@ -324,3 +324,41 @@ def test_classify_certifies_a_growth_the_old_search_left_at_float():
     assert (r.kind, r.level) == ("growth", "rigorous"), r.evidence
     assert check_certificate(r.certificate_data).status == "verified"
     assert claim_holds(r.certificate_data)
+
+
+@pytest.mark.slow
+def test_steps_that_stop_short_of_the_region_enter_one_sooner():
+    """Seed-671 general-41-d3: the first region (σ = 300) lies past where the validated steps
+    stop (t ≈ 2.19, σ ≈ 170: they shorten like 1/σ); the search then tries the entry sizes below
+    that once more and the steps enter the region at σ = 100 (float before). The search's time
+    stays within its limits (the region search twice, the steps twice)."""
+    import time
+
+    from symgauss.questions.regime import growth_schur
+    from symgauss.questions.regime.ensemble import ensemble
+    p = {q.name: q for _, q in ensemble(48, seed=671)}["general-41-d3"]
+    t = time.monotonic()
+    res = growth_schur.find_growth_schur(p)
+    assert res.certificate is not None, res.why
+    assert time.monotonic() - t < 2 * (growth_schur.SEARCH_SECONDS + growth_schur.RETRY_SECONDS)
+    u_max = _f(res.certificate["witness"]["u_max"])
+    assert 1.5 / 100 * 0.8 < u_max < 1.5 / 100 * 1.25      # the retry's region, σ ≈ 100
+    assert check_certificate(res.certificate).status == "verified"
+    # the claim against LSODA up to tr Σ = 1e5 (the shared oracle's run to 1e9 takes minutes on
+    # this stiff problem): ln Σ_33 grows at a rate within [a, b] after t0
+    from scipy.integrate import solve_ivp
+
+    from symgauss.questions.regime.reference import float_field
+    f, full, y0 = float_field(p)
+
+    def big(_t, y):
+        return np.trace(full(y)) - 1e5
+    big.terminal = True
+    sol = solve_ivp(f, (0, 10), y0, method="LSODA", rtol=1e-10, atol=1e-13, events=big,
+                    dense_output=True)
+    c = res.certificate["claim"]
+    j, t0, a, b = c["axis"], _f(c["t_enter"]), _f(c["rate_lower"]), _f(c["rate_upper"])
+    assert sol.status == 1 and sol.t[-1] > t0 + 1
+    for t in np.linspace(t0, sol.t[-1], 20)[1:]:
+        rate = (np.log(full(sol.sol(t))[j, j]) - np.log(full(sol.sol(t0))[j, j])) / (t - t0)
+        assert a <= rate <= b, (t, rate)

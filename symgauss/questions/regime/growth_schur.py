@@ -17,7 +17,9 @@ s*, the reduced Jacobian J and the slow centre's first order K₁ in u. For an e
 - the kernel's :func:`~symgauss.kernel.kinds.growth_schur.check_region` on it, with a smaller work
   limit (SEARCH_WORK) than the kernel's; the search gives up after SEARCH_SECONDS.
 
-Then validated steps of eq. 1.1 (metric I) run until Σ is inside the region.
+Then validated steps of eq. 1.1 (metric I) run until Σ is inside the region; when they stop
+before it (the fast variables relax at a rate ∝ σ, so the steps shorten like 1/σ), the regions at
+RETRY_SIGMAS below the σ where they stopped are sought once more, and the steps run again.
 """
 from __future__ import annotations
 
@@ -34,6 +36,11 @@ from symgauss.questions.regime.blowup_bound import BlowupBound, verified
 SEARCH_SECONDS = 20
 #: the entry sizes tried, in order
 SIGMAS = (300.0, 1000.0, 100.0, 3000.0)
+#: when the validated steps stop before the region (they shorten like 1/σ: the fast variables
+#: relax at a rate ∝ σ), the entry sizes below where they stopped tried once more, within
+#: RETRY_SECONDS (seed-671 general-41-d3: steps stop at σ ≈ 170 before the region at σ = 300 and
+#: enter the one at σ = 100)
+RETRY_SIGMAS, RETRY_SECONDS = (100.0, 50.0, 30.0), 10
 #: the work limit of a region tried in the search (the kernel allows more: a region proved within
 #: this is proved there too); a try that runs out costs about 4 s instead of 12
 SEARCH_WORK = 1_500
@@ -347,77 +354,100 @@ def find_growth_schur(problem) -> BlowupBound:
         return BlowupBound(None, "the growth direction is not attracting in the Schur "
                            "coordinates (slow or fast eigenvalues not negative)")
     base = {"axis": j, "k": k, "branch": br, "s_star": [_q(x) for x in ss]}
-    prec, found, whys = 128, None, []
+    prec, whys = 128, []
 
     def sig_at(t):
         return full(sol.sol(t))[j, j]
-    deadline = time.monotonic() + SEARCH_SECONDS
-    for sig_e in SIGMAS:
-        if not sig_at(0.0) < sig_e < sig_at(sol.t[-1]):
-            continue
-        if time.monotonic() > deadline:
-            whys.append(f"the search for a region stopped after {SEARCH_SECONDS} s")
-            break
-        t_e = brentq(lambda t: sig_at(t) - sig_e, 0.0, sol.t[-1])
-        u_e, s_e, f_e, _ = _schur(full(sol.sol(t_e)), B, j, k)
-        ds_e = s_e - ss - Kl * u_e
-        K = np.array([Kl, 0 * Kl])
-        tries = []
-        for i, Ps in enumerate(_shapes(J, ds_e)):
-            rho = 1.3 * math.sqrt(ds_e @ Ps @ ds_e) + 1e-6
-            pts = _ellipse(Ps, rho)
-            try:
-                cf = _centre(F, ss, Kl, pts)
-            except (ValueError, np.linalg.LinAlgError):
+
+    def rates(found):
+        """The claimed (a, b), a little wider than ĝ's proved bounds (the enclosures' rounding
+        may differ between symgauss versions), or None when a ≤ 0."""
+        spread = float(found[1]) - float(found[0])
+        a = _q(float(found[0]) - 0.02 * spread, 10 ** 6)
+        return (a, _q(float(found[1]) + 0.02 * spread, 10 ** 6)) if a > 0 else None
+
+    def region(sigmas, seconds):
+        """(witness w, ĝ bounds, σ) of the first region proved at an entry size σ in ``sigmas``
+        (within ``seconds``), or Nones; the reasons go to ``whys``."""
+        deadline, w, found = time.monotonic() + seconds, None, None
+        for sig_e in sigmas:
+            if not sig_at(0.0) < sig_e < sig_at(sol.t[-1]):
                 continue
-            m = _slow_margin(F, ss, cf, K, Ps, rho, 1.5 * u_e)
-            if i == 0 or m < 0:     # the first: the shape tried before the eigen-shapes
-                tries.append((m, i, Ps, rho, cf, pts))
-        for _m, _i, Ps, rho, cf, pts in sorted(tries, key=lambda x: x[:2])[:SHAPES_TRIED]:
-            d_e = f_e - centre_floats(cf, ds_e, u_e)[0]
-            Pf, kf = _fast_metric(F, ss, K, pts, 1.5 * u_e)
-            if not kf > 0:
-                whys.append(f"σ = {sig_e:g}: no fast metric contracts on all of the region")
-                continue
-            w = {**base, "Pf": _qm(Pf), "fast_rate": _q(kf, 10 ** 6), "Ps": _qm(Ps),
-                 "f_star": [_q(x) for x in cf[0]], "G": _qm(cf[1]), "H": [_q(x) for x in cf[2]],
-                 "Q": _qm(cf[3]), "K": _qm(K)}
-            r_lo, r_hi = _band(F, ss, cf, K, Ps, rho, Pf, kf, 1.5 * u_e)
-            r_lo = max(r_lo, 1.3 * math.sqrt(d_e @ Pf @ d_e))
-            if not 2 * r_lo < r_hi:
-                whys.append(f"σ = {sig_e:g}: no fast band fits (floats: the fast side needs "
-                            f"r > {r_lo:.3g}, the slow side r < {r_hi:.3g})")
-                continue
-            mid = math.sqrt(r_lo * r_hi)    # the band's width: the middle first
-            for r in sorted({x for x in (mid, 0.5 * r_hi, 3 * r_lo) if r_lo < x < r_hi},
-                            key=lambda x: abs(math.log(x / mid))):
-                if time.monotonic() > deadline:
-                    break
-                w.update(rho=_q(rho), r=_q(r), u_max=_q(1.5 * u_e), slow_cells=4, u_pieces=2,
-                         arcs=32, depth=12)      # coarse cells: the kernel halves where needed
+            if time.monotonic() > deadline:
+                whys.append(f"the search for a region stopped after {seconds} s")
+                break
+            t_e = brentq(lambda t: sig_at(t) - sig_e, 0.0, sol.t[-1])
+            u_e, s_e, f_e, _ = _schur(full(sol.sol(t_e)), B, j, k)
+            ds_e = s_e - ss - Kl * u_e
+            K = np.array([Kl, 0 * Kl])
+            tries = []
+            for i, Ps in enumerate(_shapes(J, ds_e)):
+                rho = 1.3 * math.sqrt(ds_e @ Ps @ ds_e) + 1e-6
+                pts = _ellipse(Ps, rho)
                 try:
-                    g_lo, g_hi = check_region(ep, w, SEARCH_WORK)
-                except (NotProved, Invalid) as e:
-                    whys.append(f"σ = {sig_e:g}: {e}")
+                    cf = _centre(F, ss, Kl, pts)
+                except (ValueError, np.linalg.LinAlgError):
                     continue
-                if g_lo > 0:
-                    found = (g_lo, g_hi)
+                m = _slow_margin(F, ss, cf, K, Ps, rho, 1.5 * u_e)
+                if i == 0 or m < 0:     # the first: the shape tried before the eigen-shapes
+                    tries.append((m, i, Ps, rho, cf, pts))
+            for _m, _i, Ps, rho, cf, pts in sorted(tries, key=lambda x: x[:2])[:SHAPES_TRIED]:
+                d_e = f_e - centre_floats(cf, ds_e, u_e)[0]
+                Pf, kf = _fast_metric(F, ss, K, pts, 1.5 * u_e)
+                if not kf > 0:
+                    whys.append(f"σ = {sig_e:g}: no fast metric contracts on all of the region")
+                    continue
+                w = {**base, "Pf": _qm(Pf), "fast_rate": _q(kf, 10 ** 6), "Ps": _qm(Ps),
+                     "f_star": [_q(x) for x in cf[0]], "G": _qm(cf[1]), "H": [_q(x) for x in cf[2]],
+                     "Q": _qm(cf[3]), "K": _qm(K)}
+                r_lo, r_hi = _band(F, ss, cf, K, Ps, rho, Pf, kf, 1.5 * u_e)
+                r_lo = max(r_lo, 1.3 * math.sqrt(d_e @ Pf @ d_e))
+                if not 2 * r_lo < r_hi:
+                    whys.append(f"σ = {sig_e:g}: no fast band fits (floats: the fast side needs "
+                                f"r > {r_lo:.3g}, the slow side r < {r_hi:.3g})")
+                    continue
+                mid = math.sqrt(r_lo * r_hi)    # the band's width: the middle first
+                for r in sorted({x for x in (mid, 0.5 * r_hi, 3 * r_lo) if r_lo < x < r_hi},
+                                key=lambda x: abs(math.log(x / mid))):
+                    if time.monotonic() > deadline:
+                        break
+                    w.update(rho=_q(rho), r=_q(r), u_max=_q(1.5 * u_e), slow_cells=4, u_pieces=2,
+                             arcs=32, depth=12)      # coarse cells: the kernel halves where needed
+                    try:
+                        g_lo, g_hi = check_region(ep, w, SEARCH_WORK)
+                    except (NotProved, Invalid) as e:
+                        whys.append(f"σ = {sig_e:g}: {e}")
+                        continue
+                    if g_lo > 0:
+                        found = (g_lo, g_hi)
+                        break
+                if found:
                     break
             if found:
                 break
-        if found:
-            break
+        return (w, found, sig_e) if found else (None, None, None)
+
+    w, found, _ = region(SIGMAS, SEARCH_SECONDS)
     if found is None:
         last = f" (last: {whys[-1]})" if whys else ""
         return BlowupBound(None, f"no invariant region of the Schur coordinates was proved{last}")
-    spread = float(found[1]) - float(found[0])     # claim a little less than proved: the
-    a = _q(float(found[0]) - 0.02 * spread, 10 ** 6)   # enclosures' rounding may differ
-    b = _q(float(found[1]) + 0.02 * spread, 10 ** 6)   # between symgauss versions
-    if not a > 0:
+    if rates(found) is None:
         return BlowupBound(None, "the growth rate is not proved positive on the region")
     run = steps_into(ep, lambda c, rr: entry(ep, w, c, rr), prec)
-    if not run.stopped:
-        return BlowupBound(None, f"validated steps did not enter the region ({run.why})")
+    if not run.stopped:     # stiff before σ_e (steps ~ 1/σ): once, a region entered sooner
+        why = f"validated steps did not enter the region ({run.why})"
+        sooner = tuple(x for x in RETRY_SIGMAS if x < sig_at(min(float(run.t), sol.t[-1])))
+        w2, found2, sig2 = region(sooner, RETRY_SECONDS) if sooner else (None,) * 3
+        if found2 is None or rates(found2) is None:
+            tried = ", ".join(f"{x:g}" for x in sooner)
+            return BlowupBound(None, f"{why}; no region at σ = {tried} below where they stopped"
+                               if sooner else why)
+        run2 = steps_into(ep, lambda c, rr: entry(ep, w2, c, rr), prec)
+        if not run2.stopped:
+            return BlowupBound(None, f"{why}; nor the region at σ = {sig2:g} "
+                               f"({run2.why})")
+        w, found, run = w2, found2, run2
+    a, b = rates(found)
     claim = {"axis": j, "t_enter": str(run.t), "rate_lower": str(a), "rate_upper": str(b)}
     witness = {"steps": run.witness_steps(), "order": 24, "prec": prec,
                **{key: _text(val) for key, val in w.items() if key != "axis"},
