@@ -6,10 +6,10 @@ Compactified flow (as kind ``blowup-infinity``): u = 1/tr Σ, Y = Σ/tr Σ (tr Y
 du/dτ = −u·g, dY/dτ = u·L(Y) + Q(Y) − Y·g, g = u·tr L(Y) + tr Q(Y). If v = (1, m°) (``axis`` 0;
 (m°, 1) for ``axis`` 1) has vᵀBv = 0 — an exact root m° in (m_lo, m_hi), proved by the sign change
 of the quadratic vᵀBv (exact rationals; with several heads, of vᵀSv where every B_h + B_hᵀ is a
-multiple of one S: one head's root is then every head's) — then Y* = vvᵀ/vᵀv has Q(Y*) = (vᵀBv)·(Vvvᵀ + vvᵀVᵀ)/
-(vᵀv)² = 0; with several heads (or one), m° = m_lo = m_hi is rational and x = Σ_h (vᵀB_h v)·V_h v
-= 0 is checked exactly, so Q(Y*) = (xvᵀ + vxᵀ)/(vᵀv)² = 0 again; and (0, Y*) is an equilibrium
-at infinity with g = 0 there. With Y = Y* + uE,
+multiple of one S: one head's root is then every head's) — then Y* = vvᵀ/vᵀv has
+Q(Y*) = (vᵀBv)·(Vvvᵀ + vvᵀVᵀ)/(vᵀv)² = 0; with several heads (or one), m° = m_lo = m_hi may be
+rational and x = Σ_h (vᵀB_h v)·V_h v = 0 is checked exactly, so Q(Y*) = (xvᵀ + vxᵀ)/(vᵀv)² = 0
+again; and (0, Y*) is an equilibrium at infinity with g = 0 there. With Y = Y* + uE,
 E = C + κΔ (C, Δ traceless, coordinates x(M) = ((M11 − M22)/2, M12); C the witness ``center``,
 near the slow manifold Y ≈ Y* + uC), exactly (Q(Y*) = 0, Q quadratic):
 

@@ -5,8 +5,8 @@ Untrusted search: a float integration until tr Σ is large gives the direction v
 (rank one); the root m° of vᵀBv near it is bracketed by two 40-digit decimals (the kernel checks
 the sign change exactly; with several heads, when every B_h + B_hᵀ is a multiple of one matrix),
 or else, with several heads, m° is the nearest rational of denominator ≤ EXACT_DEN, which the
-kernel accepts only if Σ_h (vᵀB_h v)·V_h v = 0 exactly; the transversal linearisation N of the flow at infinity (traceless
-coordinates) gives P from (N + γI)ᵀP + P(N + γI) = −I, γ = −max Re λ(N)/2, when N is Hurwitz;
+kernel accepts only if Σ_h (vᵀB_h v)·V_h v = 0 exactly; the transversal linearisation N of the
+flow at infinity (traceless coordinates) gives P from (N + γI)ᵀP + P(N + γI) = −I, γ = −max Re λ(N)/2, when N is Hurwitz;
 κ, u_max and the number of angle pieces are tried from the forcing/contraction ratio upward
 until the kernel's :func:`~symgauss.kernel.kinds.growth.check_region` accepts the region; then
 validated steps of eq. 1.1 (metric I, then changing metric) run until Σ, compactified, is inside
