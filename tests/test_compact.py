@@ -345,3 +345,27 @@ def test_more_changes_of_metric_keep_long_compactified_legs_accurate():
     assert check_certificate(res.certificate).status == "verified"
     lo, hi = (float(Fraction(res.certificate["claim"][k])) for k in ("t_lower", "t_upper"))
     assert lo < 1.1053350509 <= hi and hi - lo < 1e-6
+
+
+@pytest.mark.slow
+def test_compactified_steps_in_the_regions_own_metric_when_the_following_metrics_lose():
+    """seed-711 symmetric-B-13-d3 (d = 3) blows up at T* ≈ 1.0883076 towards a weakly attracting
+    equilibrium at infinity (slowest rate ≈ 0.033 a unit of τ). The compactified steps in
+    metrics that follow the solution grow their radius like e^{0.08τ} and fail at τ ≈ 270
+    before the centre enters the small region (near τ ≈ 230); the same steps in the region's
+    own metric diag(W_WEIGHT, P) grow it like e^{0.026τ} and enter. The certificate has no
+    compactified changes of metric, the kernel verifies it, and its enclosure holds the
+    projective high-precision T* (an independent method)."""
+    from symgauss.kernel.checker import check_certificate
+    from symgauss.questions.blowup.projective import projective_t_star
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.infinity import find_blowup_at_infinity
+    p = next(q for _, q in ensemble(48, 711) if q.name == "symmetric-B-13-d3")
+    t, _ = projective_t_star(p, 30)
+    res = find_blowup_at_infinity(p, float(t))
+    assert res.certificate is not None, res.why
+    cert = res.certificate
+    assert cert["kind"] == "blowup-infinity" and "compact_metrics" not in cert["witness"]
+    assert check_certificate(cert).status == "verified"
+    lo, hi = (Fraction(cert["claim"][k]) for k in ("t_lower", "t_upper"))
+    assert lo < Fraction(str(t)) <= hi and hi - lo < Fraction(1, 10 ** 8)

@@ -13,7 +13,9 @@ the compactified flow with the elapsed time (metric diag(W_WEIGHT, P)), whose er
 with ‖Σ‖, run until z is inside the region and the T* enclosure (width about
 u·(1/κ − 1/K) plus the error of w) has DONE digits or stops narrowing — or, before they
 first enter it, until SPEEDUP times their pace cannot reach the float compactified flow's entry
-τ within their budget (they stop early, saying so). A blow-up whose direction
+τ within their budget (they stop early, saying so). Steps that never enter run again in the
+region's own metric throughout (the metrics that follow the solution keep a margin above its
+log-norm that a weakly contracting z* cannot pay), then as C¹ steps. A blow-up whose direction
 turns for ever (no equilibrium at infinity: seen on the ensemble, Σ/tr Σ still turning at
 tr Σ = 1e8) takes, at d = 2, the same steps into a region round the circle of rank-one
 directions (:mod:`symgauss.questions.regime.turning`, kind ``blowup-turning``); at d > 2, or
@@ -50,8 +52,6 @@ SLOW = 250
 #: below NEARLY an equilibrium at infinity is tried before a turning direction (seed-351
 #: symmetric-B-3-d2: ‖Y'‖ ≈ 3.6e-6 there, a weakly attracting equilibrium)
 SETTLED, NEARLY = 1e-6, 1e-3
-#: u pieces of the slab around the slow manifold (kind blowup-slab)
-SLAB_PIECES = 8
 #: at most this many changes of metric along the compactified steps (each costs SWITCH_WORK
 #: steps' work when it happens; with 8, seed-151 symmetric-B-23-d4's radius grew to 0.02 by τ = 76 and the steps
 #: failed; with 24 it stays near 10⁻¹¹ and they enter the region at τ = 63)
@@ -180,7 +180,8 @@ def _at_equilibrium(problem, t_ref, ep, Y) -> BlowupBound:
     if not alpha > 1e-6:
         return BlowupBound(None, f"the equilibrium at infinity is not proved attracting "
                            f"(max Re λ ≈ {-alpha:.3g})")
-    slab = _slab(flow, Jf, ys)
+    from symgauss.questions.regime.infinity_slab import slab_region_near
+    slab = slab_region_near(flow, Jf, ys, PREC)
     found = _ball_region(flow, Jf, alpha, Ystar)
     if not found and slab is None:
         return BlowupBound(None, "no contraction region at infinity was proved (neither an "
@@ -215,13 +216,14 @@ def _at_equilibrium(problem, t_ref, ep, Y) -> BlowupBound:
 
 
 def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
-               reserve: int = 0) -> BlowupBound:
+               reserve: int = 0, own_metric: bool = True) -> BlowupBound:
     """Validated steps of eq. 1.1, then of the compactified flow (metric diag(W_WEIGHT, P) at
     first), until ``enclosures(u, Y, t)`` (balls) gives the narrowest T* it will (module
     docstring); ``keys(region)`` is (kind, witness keys) of the region that gave it. ``inside``
     tells from a float state (w, u, svec Y) whether it is in a region (default: ``enclosures``
     on it). ``reserve``: steps of eq. 1.1 whose work the kernel charges for the region's own
-    check (kind blowup-turning's cells), left out of the steps' budget."""
+    check (kind blowup-turning's cells), left out of the steps' budget. ``own_metric``: steps
+    that never enter run again in P's metric throughout (P the region's own metric)."""
     from symgauss.integrate.validated import ORDER, integrate
     from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
@@ -329,6 +331,28 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
                      stop_time=stop)
     _, k, e, region = min(history, key=lambda h: h[0])
     why = None
+    why_fixed = None
+    if e is None and max_compact > 0 and own_metric:
+        # the same steps again in the region's own metric diag(W_WEIGHT, P), made for the
+        # neighbourhood of z* where they start: the metrics that follow the solution keep a
+        # margin (≥ 0.05 above the spectral abscissa, which w's zero eigenvalue holds at 0)
+        # that a weakly contracting z* cannot pay (seed-711 symmetric-B-13-d3: log-norm ≈ 0.08
+        # a unit of τ with them, so the radius grew from 1e-15 to 1e-6 by τ = 260, where the
+        # centre enters the region; ≈ 0.026 in P's metric, and these steps enter)
+        adaptive, adaptive_lost = crun, lost[:]
+        history.clear()
+        taus.clear()
+        lost.clear()
+        switched[0] = 0
+        with flint.ctx.workprec(PREC):
+            spread = spreads(flint.arb_mat(P2), ell2)
+        crun = integrate(p, c0, P2, ell2, None, t_max=400, tol=COMPACT_TOL, radius=r0,
+                         flow=cflow, prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY,
+                         max_steps=max_compact, stop_time=stop)
+        _, k, e, region = min(history, key=lambda h: h[0])
+        if e is None:
+            why_fixed = _lost_why(lost, tau_in) or crun.why or "no enclosure"
+            crun, lost[:] = adaptive, adaptive_lost
     if e is None and not lost and max_compact > 0:
         why_log = crun.why or "no enclosure"
         # the log-norm steps lost their accuracy (a turning direction at infinity: the radius
@@ -372,11 +396,9 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
                       f"cannot reach the region within {c1_max} steps; {where}")
         why = f"log-norm steps: {why_log}; C¹ steps: {why_c1}"
     if e is None:
-        why = why or crun.why or "no enclosure"
-        if lost:
-            where = ("never enters" if tau_in == math.inf else f"enters near τ ≈ {tau_in:.4g}")
-            why = (f"{lost[0][0]} steps reached τ = {lost[0][1]:.4g}; at their pace they cannot "
-                   f"reach the region within their budget; the float run {where}")
+        why = _lost_why(lost, tau_in) or why or crun.why or "no enclosure"
+        if why_fixed:
+            why = f"{why}; in the region's metric throughout: {why_fixed}"
         return BlowupBound(None, f"validated steps of the compactified flow did not enter the "
                            f"region at infinity ({why})")
     kind, region_keys = keys(region)
@@ -391,6 +413,15 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
                      "validated Taylor steps of eq. 1.1, then of the compactified flow with the "
                      "elapsed time, into a contracting region at infinity "
                      "(symgauss.questions.regime.infinity)", PREC)
+
+
+def _lost_why(lost, tau_in) -> str | None:
+    """Why a log-norm run that ``lost`` its pace stopped (None if it did not)."""
+    if not lost:
+        return None
+    where = ("never enters" if tau_in == math.inf else f"enters near τ ≈ {tau_in:.4g}")
+    return (f"{lost[0][0]} steps reached τ = {lost[0][1]:.4g}; at their pace they cannot reach "
+            f"the region within their budget; the float run {where}")
 
 
 def _too_slow(taus, left: int, tau_in) -> bool:
@@ -429,7 +460,7 @@ def _turning(problem, t_ref, ep, moving) -> BlowupBound:
         return [(float(e[1].mid() - e[0].mid()), "turning", e)]
     return _to_region(problem, t_ref, ep, flow, eye(4), flint.fmpq(1), enclosures,
                       lambda _region: ("blowup-turning", region.keys()), region.inside,
-                      reserve=region.cells // CELLS_PER_STEP)
+                      reserve=region.cells // CELLS_PER_STEP, own_metric=False)
 
 
 def _float_entry(problem, c0, inside):
@@ -449,22 +480,11 @@ def _float_entry(problem, c0, inside):
 
 
 def _metric(Jf, alpha):
-    """(P, ell) of the solution of (J + γI)ᵀP + P(J + γI) = −I, γ = α/2 (:func:`_rounded`)."""
+    """(P, ell) of the solution of (J + γI)ᵀP + P(J + γI) = −I, γ = α/2 (rounded,
+    :func:`~symgauss.questions.regime.infinity_slab.rounded_metric`)."""
     from symgauss.integrate.validated import lyapunov
-    return _rounded(lyapunov(Jf, alpha / 2))[:2]
-
-
-def _rounded(Pf):
-    """(P, ell, λmax): Pf scaled to max |P_ij| = 1, rounded to rationals (10 digits), ell ≤
-    λmin(P), and λmax of the scaled Pf (floats)."""
-    import numpy as np
-
-    from symgauss.questions.regime.basin import _down, _q
-    Pf = Pf / np.max(np.abs(Pf))
-    n1, eig = Pf.shape[0], np.linalg.eigvalsh(Pf)
-    P = flint.fmpq_mat(n1, n1, [_q(Pf[max(i, j), min(i, j)], 10) for i in range(n1)
-                                for j in range(n1)])
-    return P, _down(float(eig[0])), float(eig[-1])
+    from symgauss.questions.regime.infinity_slab import rounded_metric
+    return rounded_metric(lyapunov(Jf, alpha / 2))[:2]
 
 
 def _ball_region(flow, Jf, alpha, Ystar):
@@ -480,11 +500,12 @@ def _ball_region(flow, Jf, alpha, Ystar):
     from symgauss.integrate.validated import conditioned_lyapunov, lyapunov
     from symgauss.kernel.kinds.blowup_infinity import check_region
     from symgauss.questions.regime.basin import _down, _up
+    from symgauss.questions.regime.infinity_slab import rounded_metric
     best, size = None, 0.0
     for Pf in (conditioned_lyapunov(Jf, alpha / 2 * 1.05), lyapunov(Jf, alpha / 2)):
         if Pf is None:
             continue
-        P, ell, top = _rounded(Pf)
+        P, ell, top = rounded_metric(Pf)
         for frac in (0.8, 0.5, 0.25):
             rate = _down(alpha / 2 * frac)
 
@@ -515,86 +536,3 @@ def _ball_region(flow, Jf, alpha, Ystar):
                 best = bigger
             size = float(best[3]) / top
     return best
-
-
-def _slab(flow, Jf, ys):
-    """A slab {0 < u ≤ u_max, ‖y − y* − c₁u − c₂u²‖_P² ≤ ρ} around the slow manifold that the
-    kernel's :func:`~symgauss.kernel.kinds.blowup_slab.slab_region` accepts, as {"keys" (its
-    witness keys, text), "P", "rho", "u_max", "c" (the manifold [c₁, c₂]), "g" (g's ball on it)},
-    or None. J_Y = ∂G_Y/∂y at z*, b = ∂G_Y/∂u there, g* = g(z*): the slow manifold has
-    (J_Y + g*I)c₁ = −b (tr c₁ = 0) and (J_Y + 2g*I)c₂ = −s₂ − g₁c₁; P solves a Lyapunov equation
-    of J_Y on the trace-0 directions shifted by half its rate; ρ is scanned down until the slab
-    holds."""
-    import numpy as np
-
-    from symgauss.integrate.validated import lyapunov
-    from symgauss.kernel.flow import pairs, svec_of
-    from symgauss.kernel.kinds.blowup_infinity import Compact, trace
-    from symgauss.kernel.kinds.blowup_slab import slab_region, traceless_basis
-    from symgauss.questions.regime.basin import _down, _q
-    n = len(ys)
-    JY = Jf[1:, 1:]
-    M = np.array(traceless_basis(flow.d).tolist(), dtype=float)
-    N = np.linalg.pinv(M)
-    JT = N @ JY @ M                 # J_Y on the trace-0 directions (tr Y = 1 is kept)
-    alpha = -max(np.linalg.eigvals(JT).real)
-    if not alpha > 1e-6:
-        return None
-    with flint.ctx.workprec(PREC):
-        cp = Compact(flow)
-        Yb = flow.box(ys)
-        LY = cp.lin(Yb)
-        b = np.array([float(x.mid()) for x in svec_of(LY - Yb * trace(LY))])
-        gstar = float(cp.g(flint.arb(0), Yb).mid())
-    # J_Y + g*I is singular along tr Y (d tr Y/dτ = g(1 − tr Y)) and b is traceless: least squares
-    c = -np.linalg.lstsq(JY + gstar * np.eye(n), b, rcond=None)[0]
-    if not np.all(np.isfinite(c)):
-        return None
-    diag = [k for k, (i, j) in enumerate(pairs(flow.d)) if i == j]
-
-    def traceless(x):
-        q = [_q(float(v), 15) for v in x]
-        q[diag[-1]] = -sum((q[k] for k in diag[:-1]), flint.fmpq(0))     # tr c = 0 exactly
-        return q
-    # (J_Y + g*I)y* = 0 (the direction of Y itself), so c + t·y* solves it too: take tr c = 0
-    ysf = np.array([float(y) for y in ys])
-    c1 = traceless(c - sum(c[k] for k in diag) * ysf)
-    # second order: (J_Y + 2g*I)c2 = −s2 − g1·c1, s2 and g1 the u² and u coefficients of
-    # G_Y(u, y* + c1·u) and g(u, y* + c1·u) (polynomials: read off their values at u = 0..3)
-    with flint.ctx.workprec(PREC):
-        vals = []
-        for m in range(4):
-            u = flint.arb(m)
-            Yu = flow.box([flint.arb(y) + u * flint.arb(x) for y, x in zip(ys, c1)])
-            gu = cp.g(u, Yu)
-            vals.append(([float(x.mid()) for x in svec_of(cp.lin(Yu) * u + cp.quad(Yu)
-                                                         - Yu * gu)], float(gu.mid())))
-    V4 = np.vander(np.arange(4.0), 4, increasing=True)
-    s_coef = np.linalg.solve(V4, np.array([v for v, _ in vals]))
-    g_coef = np.linalg.solve(V4, np.array([g for _, g in vals]))
-    c1f = np.array([float(x) for x in c1])
-    c2 = -np.linalg.lstsq(JY + 2 * gstar * np.eye(n), s_coef[2] + g_coef[1] * c1f,
-                          rcond=None)[0]
-    manifold = [c1, traceless(c2)] if np.all(np.isfinite(c2)) else [c1]
-    Pw = lyapunov(JT, alpha / 2)
-    v = np.zeros(n)
-    v[diag] = 1
-    Pf = N.T @ Pw @ N + np.outer(v, v) * np.max(np.abs(Pw))    # MᵀPM = Pw
-    P, ell, _ = _rounded((Pf + Pf.T) / 2)
-    with flint.ctx.workprec(PREC):
-        for u_max, frac in ((flint.fmpq(1, 10), 0.5), (flint.fmpq(1, 100), 0.5),
-                            (flint.fmpq(1, 1000), 0.5), (flint.fmpq(1, 1000), 0.2)):
-            rate = _down(alpha / 2 * frac)
-            rho = _down(float(u_max) ** 2 * 10)
-            for _ in range(24):
-                try:
-                    g = slab_region(flow, P, ell, rho, rate, ys, manifold, u_max, SLAB_PIECES)
-                except NotProved:
-                    rho = _down(float(rho) / 4)
-                    continue
-                text = [[str(P[i, j]) for j in range(n)] for i in range(n)]
-                return {"keys": {"manifold": [[str(x) for x in cj] for cj in manifold],
-                                 "P": text, "ell": str(ell), "rho": str(rho), "rate": str(rate),
-                                 "u_max": str(u_max), "u_pieces": SLAB_PIECES},
-                        "P": P, "rho": rho, "u_max": u_max, "c": manifold, "g": g}
-    return None
