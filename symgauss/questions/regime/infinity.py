@@ -325,10 +325,22 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
         with flint.ctx.workprec(PREC):
             spread = spreads(flint.arb_mat(P_new), ell_new)
 
-    crun = integrate(p, c0, P2, ell2, None, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
-                     prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY, max_steps=max_compact,
-                     adapt=ADAPT, on_metric=follow, max_switches=COMPACT_SWITCHES + 1,
-                     stop_time=stop)
+    def log_norm_run(adaptive: bool):
+        """The log-norm compactified steps from c0, changing metric (``adaptive``) or in P2's
+        throughout; the looks start afresh."""
+        nonlocal spread
+        history.clear()
+        taus.clear()
+        lost.clear()
+        switched[0] = 0
+        with flint.ctx.workprec(PREC):
+            spread = spreads(flint.arb_mat(P2), ell2)
+        changes = {"adapt": ADAPT, "on_metric": follow,
+                   "max_switches": COMPACT_SWITCHES + 1} if adaptive else {}
+        return integrate(p, c0, P2, ell2, None, t_max=400, tol=COMPACT_TOL, radius=r0,
+                         flow=cflow, prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY,
+                         max_steps=max_compact, stop_time=stop, **changes)
+    crun = log_norm_run(adaptive=True)
     _, k, e, region = min(history, key=lambda h: h[0])
     why = None
     why_fixed = None
@@ -340,15 +352,7 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
         # a unit of τ with them, so the radius grew from 1e-15 to 1e-6 by τ = 260, where the
         # centre enters the region; ≈ 0.026 in P's metric, and these steps enter)
         adaptive, adaptive_lost = crun, lost[:]
-        history.clear()
-        taus.clear()
-        lost.clear()
-        switched[0] = 0
-        with flint.ctx.workprec(PREC):
-            spread = spreads(flint.arb_mat(P2), ell2)
-        crun = integrate(p, c0, P2, ell2, None, t_max=400, tol=COMPACT_TOL, radius=r0,
-                         flow=cflow, prec=PREC, digits=DIGITS, safety=COMPACT_SAFETY,
-                         max_steps=max_compact, stop_time=stop)
+        crun = log_norm_run(adaptive=False)
         _, k, e, region = min(history, key=lambda h: h[0])
         if e is None:
             why_fixed = _lost_why(lost, tau_in) or crun.why or "no enclosure"
