@@ -362,3 +362,22 @@ def test_steps_that_stop_short_of_the_region_enter_one_sooner():
     for t in np.linspace(t0, sol.t[-1], 20)[1:]:
         rate = (np.log(full(sol.sol(t))[j, j]) - np.log(full(sol.sol(t0))[j, j])) / (t - t0)
         assert a <= rate <= b, (t, rate)
+
+
+def test_the_slow_equilibrium_is_where_the_slow_flow_goes(monkeypatch):
+    """Seed-731 general-11-d3: at tr Σ = 1e4 the slow state is γ ≈ 0.86, still moving up. Newton's
+    method from there landed on the equilibrium of the invariant face γ = 0, a saddle of the
+    reduced flow (J's eigenvalues −40 and +1.6), and the search said "not attracting". The
+    reduced flow, integrated on its own (RK45 to t = 20, written for this test's note), settles
+    at p* ≈ −0.6861, γ* ≈ 5.0630; the search now uses that equilibrium."""
+    from symgauss.questions.regime import growth_schur
+    from symgauss.questions.regime.ensemble import ensemble
+    p = dict((q.name, q) for _, q in ensemble(48, seed=731))["general-11-d3"]
+    seen, manifold = [], growth_schur._manifold
+    monkeypatch.setattr(growth_schur, "_manifold",
+                        lambda F, z: seen.append(manifold(F, z)) or seen[-1])
+    res = growth_schur.find_growth_schur(p)
+    ss, J, L, _K, g = seen[0]
+    assert abs(ss[0] + 0.6861) < 1e-3 and abs(ss[1] - 5.0630) < 1e-3, ss
+    assert max(np.linalg.eigvals(J).real) < 0 and max(np.linalg.eigvals(L).real) < 0 and g > 0
+    assert "not attracting" not in res.why, res.why
