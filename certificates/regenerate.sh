@@ -62,5 +62,6 @@ symgauss regime "$ex/growth_two_heads.json" --certificate "$out/growth_two_heads
 symgauss regime "$ex/growth_riccati.json" --certificate "$out/growth_riccati.json" >/dev/null
 symgauss regime "$ex/growth_axis.json" --certificate "$out/growth_axis.json" >/dev/null
 symgauss regime "$ex/growth_axis_transient.json" --certificate "$out/growth_axis_transient.json" >/dev/null
+symgauss regime "$ex/growth_axis_c1.json" --certificate "$out/growth_axis_c1.json" >/dev/null
 symgauss regime "$ex/growth_axis_row.json" --certificate "$out/growth_axis_row.json" >/dev/null
 symgauss check "$out"/*.json

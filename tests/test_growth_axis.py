@@ -1,10 +1,10 @@
 """Kinds ``growth-axis``, ``growth-axis-row`` and changes of metric along validated steps (issue 13).
 
-The checked-in certificates (one plain, one whose steps change metric 18 times) are re-checked,
-their claims against LSODA (``_oracle.claim_holds``), the structure the kernel relies on — the
-coordinates other than Σ_kk do not see Σ_kk — against an independent numpy field, every claim,
-witness and problem field tampered, the metric-change reader attacked, and ``classify`` run on
-the built-in examples.
+The checked-in certificates (one plain, one whose steps change metric 18 times, one of C¹ steps)
+are re-checked, their claims against LSODA (``_oracle.claim_holds``), the structure the kernel
+relies on — the coordinates other than Σ_kk do not see Σ_kk — and the axis field's tangent maps
+against an independent numpy field, every claim, witness and problem field tampered, the
+metric-change reader attacked, and ``classify`` run on the built-in examples.
 """
 from __future__ import annotations
 
@@ -148,6 +148,77 @@ def test_a_tampered_certificate_is_not_verified(name, edit):
     _edit(c, edit)
     v = check_certificate(reseal(c))
     assert v.status in ("not-proved", "invalid"), (edit, v)
+
+
+# --- C¹ steps of the other coordinates (seed-701 growth-28-d4) ------------------------------------
+
+def test_the_c1_certificate_verifies_its_claim_holds_and_its_steps_are_c1():
+    c = _cert("growth_axis_c1")
+    v = check_certificate(c)
+    assert (v.status, v.kind, v.level) == ("verified", "growth-axis", "rigorous"), v.reason
+    assert claim_holds(c)
+    assert all("nu" in st for st in c["witness"]["steps"])
+
+
+def test_the_axis_tangents_are_eq_1_1s_derivative_without_the_axis_entry():
+    """D₁ of the axis field's tangent maps (∂F/∂y at a point, Σ_kk = 0) against central
+    differences of an independent numpy field, the kk row and column left out; and the higher
+    D_j are eq. 1.1's with that row and column left out."""
+    from symgauss.kernel.flow import Flow
+    from symgauss.kernel.kinds.growth_axis import Axis
+    c = _cert("growth_axis_c1")
+    p = c["problem"]
+    A, V, B = _mat(p["A"]), _mat(p["V"]), _mat(p["B"])
+    d = len(A)
+    f, _full, iu = _svec_field(A, [(V, B)], d)
+    kk = list(zip(*iu)).index((0, 0))
+    flow = Flow(read_problem(roundtrip(c)["problem"]).params)
+    ax = Axis(flow, 0)
+    rng = np.random.default_rng(3)
+    y = rng.normal(0, 1, len(iu[0]) - 1)
+    exact = [flint.fmpq(*Fraction(float(x)).as_integer_ratio()) for x in y]
+    D = ax.tangent_matrices(ax.box(exact), 3)
+    full_D = flow.tangent_matrices(flow.box(exact[:kk] + [0] + exact[kk:]), 3)
+    z = np.insert(y, kk, 0.0)
+    keep = [i for i in range(len(z)) if i != kk]
+    num = np.array([(f(0, z + 1e-6 * e) - f(0, z - 1e-6 * e)) / 2e-6
+                    for e in np.eye(len(z))]).T[np.ix_(keep, keep)]
+    assert np.allclose([[float(D[1][i, j].mid()) for j in range(len(y))] for i in range(len(y))],
+                       num, atol=1e-7)
+    for j in range(4):
+        assert all(D[j][a, b].overlaps(full_D[j][keep[a], keep[b]])
+                   for a in range(len(y)) for b in range(len(y)))
+
+
+@pytest.mark.parametrize("edit", ["nu", "point", "h", "beta"])
+def test_a_tampered_c1_step_is_not_verified(edit):
+    c = copy.deepcopy(_cert("growth_axis_c1"))
+    st = c["witness"]["steps"][0]
+    if edit == "nu":
+        st["nu"] = str(Fraction(st["nu"]) * Fraction(1, 2))
+    elif edit == "point":
+        st["point"][1] = str(Fraction(st["point"][1]) + Fraction(1, 10 ** 6))
+    elif edit == "h":
+        st["h"] = str(Fraction(st["h"]) * 4)
+        c["claim"]["t_enter"] = str(Fraction(c["claim"]["t_enter"])
+                                    + 3 * Fraction(c["witness"]["steps"][0]["h"]) / 4)
+    else:
+        st["beta"] = [str(Fraction(b) / 1000) for b in st["beta"]] \
+            if isinstance(st["beta"], list) else str(Fraction(st["beta"]) / 1000)
+    v = check_certificate(reseal(c))
+    assert v.status in ("not-proved", "invalid"), (edit, v)
+
+
+@pytest.mark.slow
+def test_classify_finds_the_c1_example():
+    """The search's log-norm steps stop short of the contraction region (at t ≈ 14–32); C¹ steps
+    of the axis field reach it (before, this growth stayed at level float)."""
+    from symgauss.questions.regime.classify import classify
+    r = classify(load_problem(ROOT / "symgauss" / "examples" / "growth_axis_c1.json"), digits=15)
+    assert (r.kind, r.level) == ("growth", "rigorous"), r.evidence
+    c = r.certificate_data
+    assert c["kind"] == "growth-axis" and claim_holds(c)
+    assert any("nu" in st for st in c["witness"]["steps"])
 
 
 def test_the_metric_reader_proves_each_change_exactly():

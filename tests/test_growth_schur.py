@@ -372,7 +372,7 @@ def test_the_slow_equilibrium_is_where_the_slow_flow_goes(monkeypatch):
     at p* ≈ −0.6861, γ* ≈ 5.0630; the search now uses that equilibrium."""
     from symgauss.questions.regime import growth_schur
     from symgauss.questions.regime.ensemble import ensemble
-    p = dict((q.name, q) for _, q in ensemble(48, seed=731))["general-11-d3"]
+    p = {q.name: q for _, q in ensemble(48, seed=731)}["general-11-d3"]
     seen, manifold = [], growth_schur._manifold
     monkeypatch.setattr(growth_schur, "_manifold",
                         lambda F, z: seen.append(manifold(F, z)) or seen[-1])

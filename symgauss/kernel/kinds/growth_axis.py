@@ -14,8 +14,9 @@ where G and f are the components of eq. 1.1's field F at the matrix with s = 0 (
 Checks: (1) the structure and claim.rate = 2a > 0, exactly; (2) a contraction region
 E = {‖y − c‖_P² ≤ ρ} of y' = G(y) at rate λ (:func:`limit.check_region` on :class:`Axis`), so E is
 forward invariant; (3) validated steps of y' = G(y) from y(0) (exact) in ‖·‖_P (``metric``
-``region``, the default) or ‖·‖_2 (``identity``) end inside E at t = T; on each step's a-priori
-box Bx, s(t + h) ∈ e^{2ah}s(t) + f(Bx)·(e^{2ah} − 1)/(2a) (variation of constants, exactly
+``region``, the default) or ‖·‖_2 (``identity``) end inside E at t = T — log-norm or C¹ steps
+(:class:`Axis` gives eq. 1.1's tangent maps without s's row and column: y's Taylor coefficients
+never contain s's); on each step's a-priori box Bx, s(t + h) ∈ e^{2ah}s(t) + f(Bx)·(e^{2ah} − 1)/(2a) (variation of constants, exactly
 s0 = cov0_kk at t = 0), which gives a ball s(T); (4) with |f| ≤ F and tr over the other diagonal
 entries ≤ R on E's box: claim.lower m ≤ s(T) − F/(2a), m > 0, and claim.upper M ≥ s(T) + F/(2a)
 + R. Then for t ≥ T, y(t) ∈ E, s(t)e^{−2a(t−T)} = s(T) + ∫_T^t e^{−2a(σ−T)}f dσ ∈
@@ -114,7 +115,8 @@ def statement(kind, claim, problem) -> str:
 class Axis:
     """y' = G(y): eq. 1.1's field on the svec coordinates other than s = Σ_kk, evaluated at
     s = 0 (exact when the structure of the module docstring holds); the five methods of
-    :class:`Flow`, so :func:`symgauss.kernel.steps.check_steps` steps it."""
+    :class:`Flow` and its two tangent maps, so :func:`symgauss.kernel.steps.check_steps` steps it
+    (C¹ steps too)."""
     affine = True
 
     def __init__(self, flow: Flow, k: int):
@@ -141,9 +143,20 @@ class Axis:
         return self.flow.taylor(S0, order)
 
     def jacobian(self, S):
-        J, n, s = self.flow.jacobian(S), len(pairs(self.d)), self.skip
+        return self._kept(self.flow.jacobian(S))
+
+    def tangents(self, S0, order: int, dirs) -> list:
+        """Eq. 1.1's (:meth:`Flow.tangents`): s's coefficients never enter y's (the structure)."""
+        return self.flow.tangents(S0, order, dirs)
+
+    def tangent_matrices(self, S0, order: int) -> list:
+        """Eq. 1.1's, without s's row and column (y's coefficients do not depend on s's)."""
+        return [self._kept(D) for D in self.flow.tangent_matrices(S0, order)]
+
+    def _kept(self, M):
+        n, s = M.nrows(), self.skip
         keep = [i for i in range(n) if i != s]
-        return flint.arb_mat(n - 1, n - 1, [J[i, j] for i in keep for j in keep])
+        return flint.arb_mat(n - 1, n - 1, [M[i, j] for i in keep for j in keep])
 
 
 def require_structure(p, k: int) -> flint.fmpq:

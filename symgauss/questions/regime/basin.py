@@ -166,8 +166,9 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None,
     ‖·‖_2 (an ill-conditioned P can make the steps stall), converted by
     ‖e‖_P ≤ √‖P‖_∞·‖e‖_2 as the kernel does; or else by C¹ steps, which carry the enclosure's
     shape (:func:`symgauss.integrate.mean_value.integrate_c1`; ``only_c1``: these alone), as
-    many as the kernel's work limit allows. If none gets there, the run's ``why`` names every
-    try and where it stopped."""
+    many as the kernel's work limit allows (``flow``, e.g. kind growth-axis's field of the other
+    coordinates, must give the tangent maps too). If none gets there, the run's ``why`` names
+    every try and where it stopped."""
     from symgauss.integrate.validated import integrate, step_budget
     from symgauss.kernel.exact import eye, norm_inf
     from symgauss.kernel.flow import p_norm
@@ -190,7 +191,7 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None,
         from symgauss.integrate.mean_value import integrate_c1
         budget = min(MAX_STEPS, step_budget(params.A.nrows(), len(params.heads), kind="c1"))
         run = tried(integrate_c1(params, start, P, inside, t_max=t_max, max_steps=budget,
-                                 safety=LONG_SAFETY, tol=C1_TOL),
+                                 safety=LONG_SAFETY, tol=C1_TOL, flow=flow),
                     "C¹ steps (the enclosure's shape carried along)")
         if not run.stopped:
             run.why = "; ".join(whys)
@@ -217,9 +218,6 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None,
                           lambda pt, r: inside(pt, r * scale), t_max=t_max, max_steps=steps,
                           flow=flow), "in ‖·‖_2")
     if run.stopped:
-        return run, "identity"
-    if flow is not None:        # C¹ steps are for eq. 1.1 of ``params`` only (the kernel's rule)
-        run.why = "; ".join(whys)
         return run, "identity"
     return c1()
 
