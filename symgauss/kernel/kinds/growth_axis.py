@@ -11,17 +11,17 @@ coordinates of Σ (row k off the diagonal and the rest). The entries of Σ_hB_h�
 
 where G and f are the components of eq. 1.1's field F at the matrix with s = 0 (:class:`Axis`).
 
-Checks: (1) the structure and claim.rate = 2a > 0, exactly; (2) a contraction region
-E = {‖y − c‖_P² ≤ ρ} of y' = G(y) at rate λ (:func:`limit.check_region` on :class:`Axis`), so E is
-forward invariant; (3) validated steps of y' = G(y) from y(0) (exact) in ‖·‖_P (``metric``
-``region``, the default) or ‖·‖_2 (``identity``) end inside E at t = T — log-norm or C¹ steps
-(:class:`Axis` gives eq. 1.1's tangent maps without s's row and column: y's Taylor coefficients
-never contain s's); on each step's a-priori box Bx, s(t + h) ∈ e^{2ah}s(t) + f(Bx)·(e^{2ah} − 1)/(2a) (variation of constants, exactly
-s0 = cov0_kk at t = 0), which gives a ball s(T); (4) with |f| ≤ F and tr over the other diagonal
-entries ≤ R on E's box: claim.lower m ≤ s(T) − F/(2a), m > 0, and claim.upper M ≥ s(T) + F/(2a)
-+ R. Then for t ≥ T, y(t) ∈ E, s(t)e^{−2a(t−T)} = s(T) + ∫_T^t e^{−2a(σ−T)}f dσ ∈
-s(T) ± F/(2a), so m·e^{2a(t−T)} ≤ Σ_kk(t) and tr Σ(t) ≤ M·e^{2a(t−T)}; y stays in the compact E
-and s solves a linear equation, so Σ(t) exists for all t.
+Checks: (1) the structure and claim.rate = 2a > 0, exactly; (2) a contraction region E = {‖y − c‖_P²
+≤ ρ} of y' = G(y) at rate λ (:func:`limit.check_region` on :class:`Axis`), so E is forward
+invariant; (3) validated steps of y' = G(y) from y(0) (exact) in ‖·‖_P (``metric`` ``region``, the
+default) or ‖·‖_2 (``identity``) end inside E at t = T — log-norm or C¹ steps (:class:`Axis` gives
+eq. 1.1's tangent maps without s's row and column: y's Taylor coefficients never contain s's); on
+each step's a-priori box Bx, s(t + h) ∈ e^{2ah}s(t) + f(Bx)·(e^{2ah} − 1)/(2a) (variation of
+constants, exactly s0 = cov0_kk at t = 0), which gives a ball s(T); (4) with |f| ≤ F and tr over the
+other diagonal entries ≤ R on E's box: claim.lower m ≤ s(T) − F/(2a), m > 0, and claim.upper M ≥
+s(T) + F/(2a) + R. Then for t ≥ T, y(t) ∈ E, s(t)e^{−2a(t−T)} = s(T) + ∫_T^t e^{−2a(σ−T)}f dσ ∈ s(T)
+± F/(2a), so m·e^{2a(t−T)} ≤ Σ_kk(t) and tr Σ(t) ≤ M·e^{2a(t−T)}; y stays in the compact E and s
+solves a linear equation, so Σ(t) exists for all t.
 
 Claim: ``axis`` k, ``rate`` 2a, ``t_enter`` T, ``lower`` m, ``upper`` M. Witness: ``steps``,
 ``order``, ``prec``, optional ``metric`` and ``metrics`` (as kind ``limit``, on the n − 1

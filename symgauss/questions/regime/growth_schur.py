@@ -115,8 +115,8 @@ def _follow(red, s0):
     """Where the reduced slow flow s' = red(s) (floats, u = 0) settles from s0 (LSODA up to
     FOLLOW_TIME), or s0 when it leaves a ball of radius FOLLOW_BOUND, fails or does not settle.
     Newton from the state itself can land on the equilibrium of the invariant face γ = 0 (C of
-    lower rank), a saddle of the slow flow when the attracting one has γ* > 0 (seeds 701, 721,
-    731: general-11-d3)."""
+    lower rank), a saddle of the slow flow when the attracting one has γ* > 0 (seed-731
+    general-11-d3: γ* ≈ 5.06, from γ ≈ 0.86 at tr Σ = 1e4)."""
     import warnings
 
     import numpy as np
