@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 3965  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 3975  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -70,7 +70,9 @@ KERNEL_LINES = 3965  # lines of code of symgauss/kernel (1268 when the closed sc
 # of the quadratic term: the exact field in v = Σ_jj^(−1/2), p = Σ_jk·v, w = Σ_kk, its
 # Jacobian, the manifold's defect as an exact polynomial in v, the pieces of v and the entry
 # (twenty-third attempt); +13 (→ 3957) with kind growth's several heads: an exact rational common
-# null direction, Σ_h (vᵀB_h v)·V_h v = 0 checked in fmpq (twenty-fourth attempt)
+# null direction, Σ_h (vᵀB_h v)·V_h v = 0 checked in fmpq (twenty-fourth attempt); +6 (→ 3967)
+# with C¹ steps of kind growth-axis's field (eq. 1.1's tangent maps without Σ_kk's row and
+# column, twenty-seventh attempt)
 
 
 def _certs():

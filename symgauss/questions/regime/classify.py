@@ -380,9 +380,7 @@ def _float_answer(proposal, res, method, tried) -> Regime:
                   tried=tuple(tried))
 
 
-#: the float T*s agree to FLOAT_AGREE; Taylor steps of the projective run (seed-171: 534 of them;
-#: seed-761 symmetric-B-43-d3, T* ≈ 19.3 after a long bounded-looking stretch: 3 687, ≈ 2.8 s;
-#: 8 000 cost at most ≈ 6 s, and only where the float reference says blow-up and nothing is proved)
+#: float T*s agree to FLOAT_AGREE; projective Taylor steps (seed-171: 534; 761 T* ≈ 19.3: 3 687)
 FLOAT_AGREE, PROJECTIVE_STEPS = 1e-5, 8000
 
 
