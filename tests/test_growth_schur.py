@@ -368,8 +368,8 @@ def test_the_slow_equilibrium_is_where_the_slow_flow_goes(monkeypatch):
     """Seed-731 general-11-d3: at tr Σ = 1e4 the slow state is γ ≈ 0.86, still moving up. Newton's
     method from there landed on the equilibrium of the invariant face γ = 0, a saddle of the
     reduced flow (J's eigenvalues −40 and +1.6), and the search said "not attracting". The
-    reduced flow, integrated on its own (RK45 to t = 20, written for this test's note), settles
-    at p* ≈ −0.6861, γ* ≈ 5.0630; the search now uses that equilibrium."""
+    reduced flow, integrated on its own (RK45 to t = 20, run separately when this test was
+    written), settles at p* ≈ −0.6861, γ* ≈ 5.0630; the search now uses that equilibrium."""
     from symgauss.questions.regime import growth_schur
     from symgauss.questions.regime.ensemble import ensemble
     p = {q.name: q for _, q in ensemble(48, seed=731)}["general-11-d3"]
