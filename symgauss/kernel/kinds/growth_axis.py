@@ -143,7 +143,7 @@ class Axis:
         return self.flow.taylor(S0, order)
 
     def jacobian(self, S):
-        return self._kept(self.flow.jacobian(S))
+        return without_index(self.flow.jacobian(S), self.skip, flint.arb_mat)
 
     def tangents(self, S0, order: int, dirs) -> list:
         """Eq. 1.1's (:meth:`Flow.tangents`): s's coefficients never enter y's (the structure)."""
@@ -151,12 +151,14 @@ class Axis:
 
     def tangent_matrices(self, S0, order: int) -> list:
         """Eq. 1.1's, without s's row and column (y's coefficients do not depend on s's)."""
-        return [self._kept(D) for D in self.flow.tangent_matrices(S0, order)]
+        return [without_index(D, self.skip, flint.arb_mat)
+                for D in self.flow.tangent_matrices(S0, order)]
 
-    def _kept(self, M):
-        n, s = M.nrows(), self.skip
-        keep = [i for i in range(n) if i != s]
-        return flint.arb_mat(n - 1, n - 1, [M[i, j] for i in keep for j in keep])
+
+def without_index(M, k: int, mat):
+    """The square matrix M without row and column k, as ``mat`` (fmpq_mat or arb_mat)."""
+    keep = [i for i in range(M.nrows()) if i != k]
+    return mat(len(keep), len(keep), [M[i, j] for i in keep for j in keep])
 
 
 def require_structure(p, k: int) -> flint.fmpq:
@@ -240,11 +242,10 @@ class Without:
     """The parameters (A, heads) without row and column k (exact)."""
 
     def __init__(self, p, k: int):
-        keep = [i for i in range(p.A.nrows()) if i != k]
-
         def cut(M):
-            return flint.fmpq_mat(len(keep), len(keep), [M[i, j] for i in keep for j in keep])
-        self.A, self.heads, self.keep = cut(p.A), [(cut(V), cut(B)) for V, B in p.heads], keep
+            return without_index(M, k, flint.fmpq_mat)
+        self.A, self.heads = cut(p.A), [(cut(V), cut(B)) for V, B in p.heads]
+        self.keep = [i for i in range(p.A.nrows()) if i != k]
 
 
 def enclose_row(k, t_enter, witness, problem) -> tuple:
