@@ -46,6 +46,7 @@ symgauss regime "$ex/blowup_at_infinity.json" --certificate "$out/blowup_slab_ge
 symgauss regime "$ex/blowup_at_infinity_d3.json" --certificate "$out/blowup_infinity_general.json" >/dev/null
 symgauss regime "$ex/blowup_infinity_metrics.json" --certificate "$out/blowup_infinity_metrics.json" >/dev/null
 symgauss regime "$ex/blowup_slab.json" --certificate "$out/blowup_slab_two_heads.json" >/dev/null
+symgauss regime "$ex/blowup_stiff.json" --certificate "$out/blowup_slab_stiff.json" >/dev/null
 symgauss regime "$ex/blowup_turning.json" --certificate "$out/blowup_turning.json" >/dev/null
 symgauss regime "$ex/blowup_turning_c1.json" --certificate "$out/blowup_turning_c1.json" >/dev/null
 symgauss regime "$ex/riccati_limit.json" --certificate "$out/limit_riccati.json" >/dev/null

@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 3975  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 3985  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -72,7 +72,9 @@ KERNEL_LINES = 3975  # lines of code of symgauss/kernel (1268 when the closed sc
 # (twenty-third attempt); +13 (→ 3957) with kind growth's several heads: an exact rational common
 # null direction, Σ_h (vᵀB_h v)·V_h v = 0 checked in fmpq (twenty-fourth attempt); +6 (→ 3967)
 # with C¹ steps of kind growth-axis's field (eq. 1.1's tangent maps without Σ_kk's row and
-# column, twenty-seventh attempt)
+# column, twenty-seventh attempt); +13 (→ 3980) with kind blowup-slab's T* bound piece by
+# piece, ∫_0^u du/g with g's own ball on each u piece (it was one ball for the whole slab), and g
+# on a piece also in the mean-value form along the slow manifold (twenty-eighth attempt)
 
 
 def _certs():

@@ -13,7 +13,9 @@ arithmetic:
 
 0. tr Y* = 1 and tr c_j = 0 (exact), so e has trace 0 wherever tr Y = 1, which the flow keeps
    (d tr Y/dτ = g(1 − tr Y)): R stands for R ∩ {tr Y = 1} below, the set the solution is in;
-1. P − ℓI ≻ 0 (exact); on every B_j: g ∈ [κ, K] with κ > 0 and tr Y > 0, and
+1. P − ℓI ≻ 0 (exact); on every B_j: g ∈ g_j = [κ_j, K_j] with κ_j > 0 (g_j: g's plain
+   evaluation on B_j intersected with the mean-value form of g(u, y_c(u) + e) about (m_j, 0),
+   m_j U_j's midpoint; the segment stays in B_j, which is convex) and tr Y > 0, and
    −Mᵀ(JᵀP + PJ + 2λP)M ≻ 0 for every J = J_Y + u·y_c'(u)·∇_y gᵀ on B_j (J_Y = ∂G_Y/∂y; the
    columns of M span the trace-0 svec vectors, so eᵀPJe ≤ −λ‖e‖²_P for every e of trace 0 — the
    direction tr Y, slow at rate g, never enters);
@@ -26,7 +28,10 @@ Then R is forward invariant: on u = u_max, u' = −ug < 0; on ‖e‖_P = √ρ,
 H(u, e) and H(u, e) = H(u, 0) + J̄e (J̄ an average of ∂H/∂e = J_Y + u·y_c'(u)·∇_y gᵀ over the
 segment, which lies in the box of its u piece), so d/dτ ‖e‖²_P ≤ −2λρ + 2√ρ·‖H(u, 0)‖_P < 0;
 u > 0 is kept (u' = −ug). In R, u0e^{−Kτ} ≤ u(τ) ≤ u0e^{−κτ}, so t = t0 + w + ∫u dτ increases
-to T* ∈ t0 + w + [u0/K, u0/κ], and tr Σ = tr Y/u → ∞ (tr Y = 1 is kept by the flow).
+to a finite T*, and tr Σ = tr Y/u → ∞ (tr Y = 1 is kept by the flow). As u falls strictly
+(g > 0), dt = −du/g: T* = t0 + w + ∫_0^{u0} du/g, where g lies in g_j (g's ball on B_j) while
+u ∈ U_j, so T* − t0 − w ∈ [Σ_j |U_j ∩ [0, u0]|/K_j, Σ_j |U_j ∩ [0, u0]|/κ_j] (κ_j, K_j g_j's
+ends) — within t0 + w + [u0/K, u0/κ], and much narrower when g varies with u.
 3. The compactified steps end with z in R (u ≤ u_max, u > 0, ‖e‖_P < √ρ).
 
 Claim: as kind ``blowup``. Witness: ``steps``, ``order``, ``prec``, ``compact_steps``,
@@ -73,6 +78,21 @@ def _pieces(u_max, pieces):
             for j in range(pieces)]
 
 
+def _time_left(u_end, g_pieces, lower: bool) -> flint.arb:
+    """A lower (``lower``) or upper bound of ∫_0^{u0} du/g for every u0 ≤ (≥) the exact point
+    u_end: each piece's length below u_end over g's upper (lower) end on it."""
+    total = flint.arb(0)
+    for lo, hi, g in g_pieces:
+        part = u_end - lo
+        if lower:
+            part = hi - lo if u_end >= hi else part.mid() - part.rad() if part > 0 else None
+        else:
+            part = hi - lo if u_end >= hi else None if part < 0 else upper(part)
+        if part is not None:
+            total += flint.arb(part) / (g.mid() + g.rad() if lower else g.mid() - g.rad())
+    return total
+
+
 def _curve(ys, cs, u) -> list:
     """y* + Σ_j c_j·u^j (svec; u a ball)."""
     return [y + sum((c[i] * u ** (j + 1) for j, c in enumerate(cs)), flint.arb(0))
@@ -106,8 +126,9 @@ def read_manifold(value, n: int) -> list:
 
 
 def slab_region(flow, P, ell, rho, rate, ystar, manifold, u_max, pieces):
-    """Checks 1–2 of the module docstring: returns a ball holding g on R (κ = its lower end > 0,
-    K its upper end), or raises NotProved naming the failing part."""
+    """Checks 1–2 of the module docstring: returns [(lo_j, hi_j, g_j)], U_j = [lo_j, hi_j]
+    (exact) and g_j a ball holding g on B_j (its lower end > 0), or raises NotProved naming the
+    failing part."""
     require_pd(P - eye(P.nrows()) * ell, "witness.P − ell·I")
     cp, n, d = Compact(flow), P.nrows(), flow.d
     diag = [pairs(d).index((i, i)) for i in range(d)]
@@ -120,22 +141,27 @@ def slab_region(flow, P, ell, rho, rate, ystar, manifold, u_max, pieces):
     width = (flint.arb(rho) / flint.arb(ell)).sqrt()
     ys, cs = [flint.arb(x) for x in ystar], [[flint.arb(x) for x in c] for c in manifold]
     units = [flow.box([int(k == m) for m in range(n)]) for k in range(n)]
-    g_all, pieces_u = None, _pieces(u_max, pieces)
-    for U in pieces_u:
+    g_all, pieces_u = [], _pieces(u_max, pieces)
+    for j, U in enumerate(pieces_u):
         Yb = flow.box(_curve(ys, cs, U), [upper(width)] * n)
-        g = cp.g(U, Yb)
+        grad = [U * trace(cp.lin(E)) + trace(cp.quad(Yb, E)) for E in units]    # ∇_y g
+        v = _speed(cs, U)
+        # g on B_j, also in the mean-value form of g(u, y_c(u) + e) about (m, 0), m = U_j's
+        # midpoint: d/du = tr L(Y) + ∇_y g·y_c'(u), ∇_e = ∇_y g, both on B_j, |e_k| ≤ width
+        m = flint.arb(U.mid())
+        dg_du = trace(cp.lin(Yb)) + sum((a * b for a, b in zip(grad, v)), flint.arb(0))
+        g = cp.g(U, Yb).intersection(cp.g(m, flow.box(_curve(ys, cs, m))) + dg_du * (U - m) + sum(
+            (a * flint.arb(0, upper(width)) for a in grad), flint.arb(0)))
         if not (g > 0 and trace(Yb) > 0):
             raise NotProved("g > 0 and tr Y > 0 are not proved on the slab")
         J = cp.jacobian(U, Yb)
-        grad = [U * trace(cp.lin(E)) + trace(cp.quad(Yb, E)) for E in units]    # ∇_y g
-        v = _speed(cs, U)
         JH = flint.arb_mat(n, n, [J[i + 1, k + 1] + U * v[i] * grad[k] for i in range(n)
                                   for k in range(n)])
         S = Ma.transpose() * (JH.transpose() * Pa + Pa * JH + Pa * (2 * lam)) * Ma
         if not positive_definite_balls(-S):
             raise NotProved("the flow of e = y − y_c(u) is not proved to contract on the slab "
                             "(−Mᵀ(JᵀP + PJ + 2·rate·P)M ≻ 0, J = J_Y + u·y_c'(u)·∇gᵀ)")
-        g_all = g if g_all is None else g_all.union(g)
+        g_all.append((u_max * flint.fmpq(j, pieces), u_max * flint.fmpq(j + 1, pieces), g))
     # H(u, 0) has degree ≤ 3m in u: its coefficients from the values at u = 0, 1, …, 3m (exact
     # inverse Vandermonde), then evaluated on each piece (Horner; the coefficients of u^0..u^m
     # are nearly 0 on the slow manifold, so the pieces see only the higher ones)
@@ -194,13 +220,13 @@ def check(kind, claim, witness, problem, ctx) -> None:
 
 def slab_enclosure(P, rho, u_max, ystar, c, g, u, Y, t) -> tuple:
     """(lower, upper) arb bounds of T* when z = (u, Y) (balls) at time t (a ball) is in the slab
-    (check 3; g the ball of :func:`slab_region`): T* ∈ t + [u/K, u/κ]."""
+    (check 3; g the pieces of :func:`slab_region`): T* − t ∈ [Σ|U_j ∩ [0, u]|/K_j,
+    Σ|U_j ∩ [0, u]|/κ_j]."""
     e = [y - x for y, x in zip(svec_of(Y), _curve([flint.arb(a) for a in ystar],
                                                    [[flint.arb(x) for x in cj] for cj in c], u))]
     if not (u > 0 and u <= flint.arb(u_max) and
             p_norm(flint.arb_mat(P), e) < flint.arb(rho).sqrt()):
         raise NotProved("z at the end of the compactified steps is not proved inside the slab "
                         "(0 < u ≤ u_max, ‖y − y_c(u)‖_P < √rho)")
-    g_lo, g_hi = g.mid() - g.rad(), g.mid() + g.rad()
-    return (t.mid() - t.rad()) + (u.mid() - u.rad()) / g_hi, \
-        (t.mid() + t.rad()) + (u.mid() + u.rad()) / g_lo
+    return (t.mid() - t.rad()) + _time_left(u.mid() - u.rad(), g, True), \
+        (t.mid() + t.rad()) + _time_left(u.mid() + u.rad(), g, False)

@@ -11,13 +11,18 @@ from symgauss.kernel.verdict import NotProved
 
 #: u pieces of the slab around the slow manifold (kind blowup-slab)
 SLAB_PIECES = 8
+#: thinner slabs (ρ/16, ρ/16², …) tried beside the widest one: g's ball on a piece widens with
+#: the slab (∇g times its half-width), so a thinner slab, entered later, narrows T*'s enclosure
+#: (seed-801 two-heads-32-d2: g ∈ [0.0053, 0.0122] on u ∈ [0, 0.00125] at ρ ≈ 6·10⁻⁸, while
+#: g runs from 0.0084 to 0.0092 there)
+THINNER = 3
 
 
 def slab_region_near(flow, Jf, ys, prec: int):
-    """A slab {0 < u ≤ u_max, ‖y − y* − c₁u − c₂u²‖_P² ≤ ρ} around the slow manifold that the
-    kernel's :func:`~symgauss.kernel.kinds.blowup_slab.slab_region` accepts, as {"keys" (its
-    witness keys, text), "P", "rho", "u_max", "c" (the manifold [c₁, c₂]), "g" (g's ball on it)},
-    or None. J_Y = ∂G_Y/∂y at z*, b = ∂G_Y/∂u there, g* = g(z*): the slow manifold has
+    """Slabs {0 < u ≤ u_max, ‖y − y* − c₁u − c₂u²‖_P² ≤ ρ} around the slow manifold that the
+    kernel's :func:`~symgauss.kernel.kinds.blowup_slab.slab_region` accepts, as a list of
+    {"keys" (its witness keys, text), "P", "rho", "u_max", "c" (the manifold [c₁, c₂]), "g"
+    (g's ball on each u piece)}: the widest ρ found, then up to THINNER thinner ones; or []. J_Y = ∂G_Y/∂y at z*, b = ∂G_Y/∂u there, g* = g(z*): the slow manifold has
     (J_Y + g*I)c₁ = −b (tr c₁ = 0) and (J_Y + 2g*I)c₂ = −s₂ − g₁c₁; P solves a Lyapunov equation
     of J_Y on the trace-0 directions shifted by half its rate; ρ is scanned down until the slab
     holds."""
@@ -89,11 +94,22 @@ def slab_region_near(flow, Jf, ys, prec: int):
                     rho = _down(float(rho) / 4)
                     continue
                 text = [[str(P[i, j]) for j in range(n)] for i in range(n)]
-                return {"keys": {"manifold": [[str(x) for x in cj] for cj in manifold],
-                                 "P": text, "ell": str(ell), "rho": str(rho), "rate": str(rate),
-                                 "u_max": str(u_max), "u_pieces": SLAB_PIECES},
-                        "P": P, "rho": rho, "u_max": u_max, "c": manifold, "g": g}
-    return None
+                slabs = []
+                for k in range(THINNER + 1):
+                    if k:
+                        rho = _down(float(rho) / 16)
+                        try:
+                            g = slab_region(flow, P, ell, rho, rate, ys, manifold, u_max,
+                                            SLAB_PIECES)
+                        except NotProved:
+                            break
+                    slabs.append({"keys": {"manifold": [[str(x) for x in cj] for cj in manifold],
+                                           "P": text, "ell": str(ell), "rho": str(rho),
+                                           "rate": str(rate), "u_max": str(u_max),
+                                           "u_pieces": SLAB_PIECES},
+                                  "P": P, "rho": rho, "u_max": u_max, "c": manifold, "g": g})
+                return slabs
+    return []
 
 
 def rounded_metric(Pf):
