@@ -15,7 +15,8 @@ arithmetic:
    (d tr Y/dτ = g(1 − tr Y)): R stands for R ∩ {tr Y = 1} below, the set the solution is in;
 1. P − ℓI ≻ 0 (exact); on every B_j: g ∈ g_j = [κ_j, K_j] with κ_j > 0 (g_j: g's plain
    evaluation on B_j intersected with the mean-value form of g(u, y_c(u) + e) about (m_j, 0),
-   m_j U_j's midpoint; the segment stays in B_j, which is convex) and tr Y > 0, and
+   m_j U_j's midpoint; the path (m_j + s(u − m_j), y_c(·) + s·e), s ∈ [0, 1], stays in B_j)
+   and tr Y > 0, and
    −Mᵀ(JᵀP + PJ + 2λP)M ≻ 0 for every J = J_Y + u·y_c'(u)·∇_y gᵀ on B_j (J_Y = ∂G_Y/∂y; the
    columns of M span the trace-0 svec vectors, so eᵀPJe ≤ −λ‖e‖²_P for every e of trace 0 — the
    direction tr Y, slow at rate g, never enters);

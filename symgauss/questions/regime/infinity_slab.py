@@ -22,10 +22,10 @@ def slab_region_near(flow, Jf, ys, prec: int):
     """Slabs {0 < u ≤ u_max, ‖y − y* − c₁u − c₂u²‖_P² ≤ ρ} around the slow manifold that the
     kernel's :func:`~symgauss.kernel.kinds.blowup_slab.slab_region` accepts, as a list of
     {"keys" (its witness keys, text), "P", "rho", "u_max", "c" (the manifold [c₁, c₂]), "g"
-    (g's ball on each u piece)}: the widest ρ found, then up to THINNER thinner ones; or []. J_Y = ∂G_Y/∂y at z*, b = ∂G_Y/∂u there, g* = g(z*): the slow manifold has
-    (J_Y + g*I)c₁ = −b (tr c₁ = 0) and (J_Y + 2g*I)c₂ = −s₂ − g₁c₁; P solves a Lyapunov equation
-    of J_Y on the trace-0 directions shifted by half its rate; ρ is scanned down until the slab
-    holds."""
+    (g's ball on each u piece)}: the widest ρ found, then up to THINNER thinner ones; or [].
+    J_Y = ∂G_Y/∂y at z*, b = ∂G_Y/∂u there, g* = g(z*): the slow manifold has (J_Y + g*I)c₁ = −b
+    (tr c₁ = 0) and (J_Y + 2g*I)c₂ = −s₂ − g₁c₁; P solves a Lyapunov equation of J_Y on the
+    trace-0 directions shifted by half its rate; ρ is scanned down until the slab holds."""
     import numpy as np
 
     from symgauss.integrate.validated import lyapunov
