@@ -103,9 +103,14 @@ EVIL = ["__import__('os').system('true')", "1/0", "nan", "inf", "1e999999", "", 
         "１２", "1\u202e0"]
 
 
+#: the mutation test runs as this many cases, each on its share of the certificates (every
+#: SHARES-th by name) and of the examples, so that pytest's workers split its time
+SHARES = 4
+
+
 @st.composite
-def mutated(draw):
-    name = draw(st.sampled_from(sorted(CERTS)))
+def mutated(draw, share: int):
+    name = draw(st.sampled_from(sorted(CERTS)[share::SHARES]))
     cert = copy.deepcopy(CERTS[name])
     op = draw(st.sampled_from(["scale", "negate", "evil", "perturb", "drop", "rename", "rate",
                                "problem", "swap", "level"]))
@@ -165,10 +170,11 @@ def mutated(draw):
     return name, op, cert
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
-@given(mutated())
-def test_mutations_never_accept_a_false_claim(case):
-    name, op, cert = case
+@pytest.mark.parametrize("share", range(SHARES))
+@settings(max_examples=1000 // SHARES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_mutations_never_accept_a_false_claim(share, data):
+    name, op, cert = data.draw(mutated(share))
     v = check_certificate(roundtrip(cert))
     assert v.status in ("verified", "refuted", "not-proved", "invalid")
     assert isinstance(v.reason, str) and v.reason.strip()

@@ -532,3 +532,47 @@ def test_an_unproved_blow_up_against_a_converging_integration_is_undecided(monke
                          B=[[1, 1], [0, 1]]))
     assert r.kind == "undecided" and r.level is None
     assert any("87.65" in t for t in r.tried)
+
+
+def test_a_pace_starts_the_next_step_where_the_last_one_was_made():
+    """With a kernel that accepts only steps up to about h/64, the first step halves six times; the
+    next ones start at the made fraction (twice it after a first-try success), and each makes
+    the same step as without the pace."""
+    from symgauss.integrate.validated import Pace, shortened_step
+    from symgauss.kernel.flow import Flow
+    from symgauss.kernel.verdict import NotProved
+    flow = Flow(read_problem({"cov0": [[1]], "A": [[-1]], "V": [[1]], "B": [[1]]}).params)
+    with flint.ctx.workprec(128):
+        co = flow.taylor(flow.box([flint.fmpq(1)]), 8)
+        tries = []
+
+        def validate(H, nxt):
+            tries.append(H)
+            if float(H) > 0.005:     # 0.3/64 ≈ 0.00469 passes, 0.3/32 does not
+                raise NotProved("no a-priori box")
+            return [0.1], flint.arb(0), flint.arb(0), 1.0
+        made, pace = [], Pace()
+        for _ in range(4):
+            tries.clear()
+            made.append((shortened_step(flow, co, 8, 30, 0.3, 1.0, 1.0, flint.arb(0), validate,
+                                        pace)[0], len(tries)))
+        tries.clear()
+        alone = shortened_step(flow, co, 8, 30, 0.3, 1.0, 1.0, flint.arb(0), validate)[0]
+    assert [n for _, n in made] == [7, 1, 2, 1] and len(tries) == 7
+    assert all(H == alone for H, _ in made)
+
+
+def test_the_compiled_conditioning_sdp_takes_each_new_matrix():
+    """The SDP compiled once per n is solved for the matrix it is given now: a normal Hurwitz
+    matrix has the identity as its best-conditioned metric (condition 1), a non-normal one
+    needs condition > 1, and the first again gives 1."""
+    from symgauss.integrate.validated import conditioned_lyapunov
+    normal, skewed = np.diag([-1.0, -2.0]), np.array([[-1.0, 10.0], [0.0, -1.0]])
+    conds = []
+    for L in (normal, skewed, normal):
+        P = conditioned_lyapunov(L, 0.0)
+        assert np.linalg.eigvalsh((L.T @ P + P @ L + (L.T @ P + P @ L).T) / 2)[-1] <= 1e-7
+        w = np.linalg.eigvalsh(P)
+        conds.append(w[-1] / w[0])
+    assert conds[0] == pytest.approx(1, abs=1e-5) and conds[2] == pytest.approx(1, abs=1e-5)
+    assert conds[1] > 10

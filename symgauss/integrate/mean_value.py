@@ -33,6 +33,7 @@ from symgauss.integrate.validated import (
     ORDER,
     POINT_DIGITS,
     PREC,
+    Pace,
     Run,
     _box,
     _floats,
@@ -105,7 +106,7 @@ def integrate_c1(params, start, P, stop, *, t_max, order: int = ORDER, prec: int
         flow, Pa, P_inv = flow or Flow(params), flint.arb_mat(P), np.linalg.inv(_floats(P))
         r0 = flint.arb(0) if radius is None else upper(radius)
         Q, r = enter_shape(Pa, r0)
-        c = list(start)
+        c, pace = list(start), Pace()
 
         def stops(radius):
             return (stop is not None and stop(c, radius)) or (stop_time is not None and
@@ -133,7 +134,8 @@ def integrate_c1(params, start, P, stop, *, t_max, order: int = ORDER, prec: int
                     raise NotProved("no ν")
                 r_new, Q_new = c1_step(flow, Q, c, r, H, B, nu, nxt, order, derivative=found)
                 return B, (nu, Q_new), r_new, float(nu)
-            found = shortened_step(flow, co, order, digits, h0 * safety, a0, tol, r, validate)
+            found = shortened_step(flow, co, order, digits, h0 * safety, a0, tol, r, validate,
+                                   pace)
             if found is None:
                 return Run(steps, points, exact(), t, False, texts,
                            f"no C¹ step could be validated at t = {float(t):.4g}")
