@@ -271,7 +271,9 @@ def conditioned_lyapunov(L, gamma):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")     # an inaccurate solution is refused below
-            problem.solve(solver="CLARABEL")
+            # a fresh Clarabel solver each time: an updated one keeps the last solve's internal
+            # state, and the metric would depend on which problems ran before in the process
+            problem.solve(solver="CLARABEL", warm_start=False)
     except cp.error.SolverError:
         return None
     if problem.status != "optimal" or P.value is None:
