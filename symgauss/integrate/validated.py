@@ -361,7 +361,8 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = ORDER, prec: i
 
     ``params`` are exact (kernel) parameters; P ≻ 0 (fmpq_mat) with λmin(P) ≥ ell the metric.
     Every step is accepted by :func:`symgauss.kernel.flow.step`; a step that cannot be
-    validated is retried shorter, and after 12 retries the run stops (``why`` says where).
+    validated is retried shorter, and after 12 retries the run stops (``why`` says where). Each
+    step is first tried where the last one was made (:class:`Pace`), except with ``shrink_box``.
     ``shrink_box``: also shorten a step (up to 3 times) while the log-norm the kernel accepts on
     its a-priori box is far above the one at the point (an ill-conditioned P amplifies the
     box's spread); more, shorter steps, for the convergence search. ``flow``: another field with
