@@ -84,44 +84,47 @@ class Flow:
         return svec_of(S)
 
     def field(self, S):
-        M = self.A
-        for V, B in self.heads:
-            M = M + V * S * B
-        X = M * S
+        X = (self.A + self.attention(S)) * S
         return X + X.transpose()
 
+    def attention(self, S):
+        """Σ_h V_h·S·B_h (S a matrix or a box): the heads' part of M(S) = A + Σ_h V_hSB_h."""
+        return sum((V * S * B for V, B in self.heads), flint.arb_mat(self.d, self.d))
+
     def taylor(self, S0, order: int) -> list:
-        """Taylor coefficients Σ_0..Σ_order of the solution through S0."""
-        S, U = [S0], [[V * S0 * B for V, B in self.heads]]
+        """Taylor coefficients Σ_0..Σ_order of the solution through S0: Σ_{k+1} = (AΣ_k +
+        Σ_{i≤k} W_iΣ_{k−i} + transpose)/(k + 1), W_i = Σ_h V_hΣ_iB_h (the heads summed once per
+        coefficient, so the convolution costs the same for any number of heads)."""
+        S, W = [S0], [self.attention(S0)]
         for k in range(order):
             acc = self.A * S[k]
-            for h in range(len(self.heads)):
+            if self.heads:
                 for i in range(k + 1):
-                    acc = acc + U[i][h] * S[k - i]
+                    acc = acc + W[i] * S[k - i]
             acc = acc + acc.transpose()
             S.append(acc / (k + 1))
-            U.append([V * S[-1] * B for V, B in self.heads])
+            W.append(self.attention(S[-1]))
         return S
 
     def tangents(self, S0, order: int, dirs) -> list:
         """For each direction D (a symmetric matrix, exact or a box) the derivatives dΣ_0..dΣ_order
         of the Taylor coefficients through S0 along D (dΣ_0 = D): :meth:`taylor`'s recursion,
-        differentiated (dΣ_{k+1} = (A·dΣ_k + Σ_h Σ_{i≤k} (V_h·dΣ_i·B_h·Σ_{k−i} +
-        V_h·Σ_i·B_h·dΣ_{k−i}) + transpose)/(k + 1)); for the C¹ steps
+        differentiated (dΣ_{k+1} = (A·dΣ_k + Σ_{i≤k} (dW_i·Σ_{k−i} + W_i·dΣ_{k−i}) +
+        transpose)/(k + 1), dW_i = Σ_h V_h·dΣ_i·B_h); for the C¹ steps
         (:func:`symgauss.kernel.steps.c1_step`)."""
         S = self.taylor(S0, order)
-        U = [[V * Sj * B for V, B in self.heads] for Sj in S]
+        W = [self.attention(Sj) for Sj in S]
         out = []
         for D in dirs:
-            dS, dU = [D], [[V * D * B for V, B in self.heads]]
+            dS, dW = [D], [self.attention(D)]
             for k in range(order):
                 acc = self.A * dS[k]
-                for h in range(len(self.heads)):
+                if self.heads:
                     for i in range(k + 1):
-                        acc = acc + dU[i][h] * S[k - i] + U[i][h] * dS[k - i]
+                        acc = acc + dW[i] * S[k - i] + W[i] * dS[k - i]
                 acc = acc + acc.transpose()
                 dS.append(acc / (k + 1))
-                dU.append([V * dS[-1] * B for V, B in self.heads])
+                dW.append(self.attention(dS[-1]))
             out.append(dS)
         return out
 
@@ -144,10 +147,9 @@ class Flow:
             return X + X.transpose()
         maps = [matrix_of(lambda E: sym(self.A * E))]
         for m in range(order):
-            U = [(V * S[m] * B, B * S[m], V) for V, B in self.heads]
-            maps.append(matrix_of(lambda E, U=U: sym(sum((Vh * E * BS + VSB * E
-                                                          for VSB, BS, Vh in U),
-                                                         flint.arb_mat(self.d, self.d)))))
+            W, U = self.attention(S[m]), [(B * S[m], V) for V, B in self.heads]
+            maps.append(matrix_of(lambda E, W=W, U=U: sym(sum((Vh * E * BS for BS, Vh in U),
+                                                              W * E))))
         D = [flint.arb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])]
         for k in range(order):
             acc = maps[0] * D[k]
@@ -159,9 +161,7 @@ class Flow:
     def jacobian(self, S):
         """svec matrix of DF(S) (n×n arb_mat; S may be a box)."""
         d = self.d
-        M = self.A
-        for V, B in self.heads:
-            M = M + V * S * B
+        M = self.A + self.attention(S)
         cols = []
         for i, j in pairs(d):
             E = flint.arb_mat(d, d)

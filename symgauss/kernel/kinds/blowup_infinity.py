@@ -96,10 +96,9 @@ class Compact:
         return X + X.transpose()
 
     def quad(self, Y, E=None):
-        """Q(Y), or its derivative DQ(Y)[E]."""
-        X = flint.arb_mat(self.f.d, self.f.d)
-        for V, B in self.f.heads:
-            X = X + (V * Y * B * Y if E is None else V * E * B * Y + V * Y * B * E)
+        """Q(Y), or its derivative DQ(Y)[E] (W(Y) = Σ_h V_hYB_h: Q(Y) = W(Y)Y + transpose)."""
+        at = self.f.attention
+        X = at(Y) * Y if E is None else at(E) * Y + at(Y) * E
         return X + X.transpose()
 
     def g(self, u, Y):
@@ -163,32 +162,30 @@ class CompactFlow:
         return J
 
     def _series(self, z0, order: int) -> tuple:
-        """(w, u, Y, g, VYB): the coefficient lists of :meth:`taylor` (g to order − 1)."""
+        """(w, u, Y, g, W): the coefficient lists of :meth:`taylor` (g to order − 1; W_i =
+        Σ_h V_hY_iB_h, once per coefficient)."""
         u0, Y0 = self._split(z0)
         w, u, Y, g = [z0[0, 0] if self.w else 0], [u0], [Y0], []
-        heads = self.c.f.heads
-        VYB = [[V * Y0 * B for V, B in heads]]     # V_h·Y_i·B_h, once per coefficient
+        at = self.c.f.attention
+        W = [at(Y0)]
         for k in range(order):
             L = self.c.lin(sum((Y[k - i] * u[i] for i in range(1, k + 1)), Y[k] * u[0]))
-            Q = flint.arb_mat(self.d, self.d)
-            for h in range(len(heads)):
-                for i in range(k + 1):
-                    Q = Q + VYB[i][h] * Y[k - i]
+            Q = sum((W[i] * Y[k - i] for i in range(1, k + 1)), W[0] * Y[k])
             Q = Q + Q.transpose()
             g.append(trace(L) + trace(Q))
             w.append(u[k] / (k + 1))
             u.append(-sum((u[i] * g[k - i] for i in range(k + 1)), flint.arb(0)) / (k + 1))
             Y.append((L + Q - sum((Y[i] * g[k - i] for i in range(1, k + 1)), Y[0] * g[k]))
                      / (k + 1))
-            VYB.append([V * Y[-1] * B for V, B in heads])
-        return w, u, Y, g, VYB
+            W.append(at(Y[-1]))
+        return w, u, Y, g, W
 
     def _column(self, w, u, Y):
         return flint.arb_mat(self.m, 1, [w] * self.w + [u] + svec_of(Y))
 
     def taylor(self, z0, order: int) -> list:
         """Taylor coefficients z_0..z_order: g_k = tr(L_k + Q_k) with L_k = L(Σ_i u_iY_{k−i}),
-        Q_k = Σ_i Q(Y_i, Y_{k−i}) (Q's symmetric bilinear form), then u_{k+1} =
+        Q_k = Σ_i W_iY_{k−i} + transpose (W_i = Σ_h V_hY_iB_h), then u_{k+1} =
         −Σ_i u_ig_{k−i}/(k+1), Y_{k+1} = (L_k + Q_k − Σ_i Y_ig_{k−i})/(k+1), w_{k+1} = u_k/(k+1)."""
         w, u, Y, _, _ = self._series(z0, order)
         return [self._column(w[k], u[k], Y[k]) for k in range(order + 1)]
@@ -197,23 +194,21 @@ class CompactFlow:
         """For each direction D (an m×1 column, exact or a box) the derivatives dz_0..dz_order of
         the Taylor coefficients through z0 along D (dz_0 = D): :meth:`taylor`'s recursion,
         differentiated by the product rule (dL_k = L(Σ_i (du_i·Y_{k−i} + u_i·dY_{k−i})), dQ_k =
-        Σ_i (Q(dY_i, Y_{k−i}) + Q(Y_i, dY_{k−i})), dg_k = tr(dL_k + dQ_k), du_{k+1} = −Σ_i (du_i·
+        Σ_i (dW_i·Y_{k−i} + W_i·dY_{k−i}) + transpose with dW_i = Σ_h V_h·dY_i·B_h, dg_k = tr(dL_k + dQ_k), du_{k+1} = −Σ_i (du_i·
         g_{k−i} + u_i·dg_{k−i})/(k+1), dY_{k+1} = (dL_k + dQ_k − Σ_i (dY_i·g_{k−i} + Y_i·
         dg_{k−i}))/(k+1), dw_{k+1} = du_k/(k+1)); for the C¹ steps
         (:func:`symgauss.kernel.steps.c1_step`)."""
-        _, u, Y, g, VYB = self._series(z0, order)
-        heads, out = self.c.f.heads, []
+        _, u, Y, g, W = self._series(z0, order)
+        at, out = self.c.f.attention, []
         for D in dirs:
             du0, dY0 = self._split(D)
             dw, du, dY, dg = [D[0, 0] if self.w else 0], [du0], [dY0], []
-            dVYB = [[V * dY0 * B for V, B in heads]]
+            dW = [at(dY0)]
             for k in range(order):
                 dL = self.c.lin(sum((dY[k - i] * u[i] + Y[k - i] * du[i] for i in range(k + 1)),
                                     flint.arb_mat(self.d, self.d)))
-                dQ = flint.arb_mat(self.d, self.d)
-                for h in range(len(heads)):
-                    for i in range(k + 1):
-                        dQ = dQ + dVYB[i][h] * Y[k - i] + VYB[i][h] * dY[k - i]
+                dQ = sum((dW[i] * Y[k - i] + W[i] * dY[k - i] for i in range(k + 1)),
+                         flint.arb_mat(self.d, self.d))
                 dQ = dQ + dQ.transpose()
                 dg.append(trace(dL) + trace(dQ))
                 dw.append(du[k] / (k + 1))
@@ -222,7 +217,7 @@ class CompactFlow:
                 dY.append((dL + dQ - sum((dY[i] * g[k - i] + Y[i] * dg[k - i]
                                           for i in range(k + 1)),
                                          flint.arb_mat(self.d, self.d))) / (k + 1))
-                dVYB.append([V * dY[-1] * B for V, B in heads])
+                dW.append(at(dY[-1]))
             out.append([self._column(dw[k], du[k], dY[k]) for k in range(order + 1)])
         return out
 
@@ -233,7 +228,7 @@ class CompactFlow:
         𝒩_{k−j} (m×m); dg_k = Σ_j ℓ_{k−j}·dz_j with rows ℓ; so R_k = Σ_j ℓ_{k−j}·D_j and
         D_{k+1} = (Σ_j 𝒩_{k−j}·D_j − Σ_i c_i·R_{k−i})/(k+1), c_i = (0, u_i, svec Y_i)."""
         _, u, Y, g, _ = self._series(z0, order)
-        m, d, w, heads = self.m, self.d, self.w, self.c.f.heads
+        m, w, heads = self.m, self.w, self.c.f.heads
         # the units (du, dY) and L(dY), the same for every k
         units = [self._split(flint.arb_mat(m, 1, [int(i == j) for i in range(m)]))
                  for j in range(m)]
@@ -241,12 +236,10 @@ class CompactFlow:
         maps, rows = [], []
         for k in range(order):
             LY = self.c.lin(Y[k])
-            VYB = [(V * Y[k] * B, B * Y[k], V) for V, B in heads]
+            Wk, BY = self.c.f.attention(Y[k]), [(V, B * Y[k]) for V, B in heads]
             cols, ell = [], []
             for du, dY, LdY in units:
-                X = flint.arb_mat(d, d)
-                for VSB, BS, V in VYB:
-                    X = X + V * dY * BS + VSB * dY
+                X = sum((V * dY * BS for V, BS in BY), Wk * dY)
                 N = X + X.transpose()
                 dL = LdY * u[k] + LY * du
                 ell.append(trace(dL) + trace(N))

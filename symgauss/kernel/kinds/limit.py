@@ -198,9 +198,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
         flow = Flow(p)
         box = check_region(flow, P, ell, rho, svec(C), rate, F_C)
         if reg == "singular-limit":
-            M = flow.A
-            for V, B in flow.heads:
-                M = M + V * box * B
+            M = flow.A + flow.attention(box)
             tr = sum((M[i, i] for i in range(d)), flint.arb(0))
             if not tr < 0:
                 raise NotProved("tr(A + Σ_h V_hSB_h) < 0 is not proved on the region, so the "
