@@ -239,7 +239,8 @@ def slopes(flow, P):
     arithmetic). Affine DF: [s_k], s_k ≥ ‖L⁻¹(J_kᵀP + PJ_k)L⁻ᵀ‖_F ≥ max |λ(P⁻¹M_k)| for each
     coordinate k (module docstring). Quadratic DF (``flow.affine`` False: DF(m + δ) = DF(m) +
     Σ_k δ_kJ_k(m) + ½Σ_kl δ_kδ_lJ_kl exactly, J_k(m) = J_k(0) + Σ_l m_lJ_kl): (X0, X, S2) with
-    X0_k = L⁻¹(J_k(0)ᵀP + PJ_k(0))L⁻ᵀ, X_kl the same of J_kl, s_kl ≥ ‖X_kl‖_F; J_kl = DF(E_k + E_l)
+    X0_k = vec L⁻¹(J_k(0)ᵀP + PJ_k(0))L⁻ᵀ (n²×1), X_k the n²×n matrix of the columns vec X_kl,
+    X_kl the same of J_kl, S2 = (s_kl) with s_kl ≥ ‖X_kl‖_F; J_kl = DF(E_k + E_l)
     − DF(E_k) − DF(E_l) + DF(0), J_k(0) = (DF(E_k) − DF(−E_k))/2. Infinite (no bound) if the
     factorisation fails in ball arithmetic."""
     n = P.nrows()
@@ -260,8 +261,17 @@ def slopes(flow, P):
     for k in range(n):
         x = [0] * n
         x[k] = -1
-        X0.append(rel((J[k] - flow.jacobian(flow.box(x))) / 2))
-    return X0, X, [[_frob(x) for x in row] for row in X]
+        X0.append(_vec(rel((J[k] - flow.jacobian(flow.box(x))) / 2)))
+    stacked = []    # per k, the n²×n matrix whose column l is vec X_kl
+    for row in X:
+        cols = [x.entries() for x in row]
+        stacked.append(flint.arb_mat(n * n, n, [c[i] for i in range(n * n) for c in cols]))
+    return X0, stacked, flint.arb_mat(n, n, [_frob(x) for row in X for x in row])
+
+
+def _vec(X):
+    """X's entries as a column (row by row)."""
+    return flint.arb_mat(X.nrows() * X.ncols(), 1, X.entries())
 
 
 def frobenius_upper(M) -> flint.arb:
@@ -289,13 +299,11 @@ def widening(flow, P, centre, radii, s) -> flint.arb:
         return flint.arb("inf")
     X0, X, S2 = s
     n = len(b)
-    w = sum((b[k] * b[m] * S2[k][m] for k in range(n) for m in range(n)), flint.arb(0)) / 2
+    bv, cv = flint.arb_mat(n, 1, b), flint.arb_mat(n, 1, [flint.arb(x) for x in centre])
+    w = (bv.transpose() * S2 * bv)[0, 0] / 2
     for k in range(n):
-        Xk = X0[k]
-        for m in range(n):
-            if not flint.arb(centre[m]).is_zero():
-                Xk = Xk + X[k][m] * flint.arb(centre[m])
-        w = w + b[k] * _frob(Xk)
+        v = X0[k] + X[k] * cv     # vec(X0_k + Σ_l centre_l X_kl)
+        w = w + b[k] * upper((v.transpose() * v)[0, 0]).sqrt()
     return w
 
 

@@ -163,19 +163,20 @@ class CompactFlow:
 
     def _series(self, z0, order: int) -> tuple:
         """(w, u, Y, g, W): the coefficient lists of :meth:`taylor` (g to order − 1; W_i =
-        Σ_h V_hY_iB_h, once per coefficient)."""
+        Σ_h V_hY_iB_h, once per coefficient). With N_i = u_iA + W_i (once per coefficient),
+        L_k + Q_k = Z_k + Z_kᵀ for Z_k = Σ_{i≤k} N_iY_{k−i}: one matrix product per term."""
         u0, Y0 = self._split(z0)
         w, u, Y, g = [z0[0, 0] if self.w else 0], [u0], [Y0], []
-        at = self.c.f.attention
-        W = [at(Y0)]
+        A, at = self.c.f.A, self.c.f.attention
+        W, N = [at(Y0)], []
         for k in range(order):
-            L = self.c.lin(sum((Y[k - i] * u[i] for i in range(1, k + 1)), Y[k] * u[0]))
-            Q = sum((W[i] * Y[k - i] for i in range(1, k + 1)), W[0] * Y[k])
-            Q = Q + Q.transpose()
-            g.append(trace(L) + trace(Q))
+            N.append(A * u[k] + W[k])
+            Z = sum((N[i] * Y[k - i] for i in range(1, k + 1)), N[0] * Y[k])
+            LQ = Z + Z.transpose()
+            g.append(trace(LQ))
             w.append(u[k] / (k + 1))
             u.append(-sum((u[i] * g[k - i] for i in range(k + 1)), flint.arb(0)) / (k + 1))
-            Y.append((L + Q - sum((Y[i] * g[k - i] for i in range(1, k + 1)), Y[0] * g[k]))
+            Y.append((LQ - sum((Y[i] * g[k - i] for i in range(1, k + 1)), Y[0] * g[k]))
                      / (k + 1))
             W.append(at(Y[-1]))
         return w, u, Y, g, W
