@@ -152,19 +152,24 @@ def field(A, V, B, z, k, branch, sqrt):
 
 
 class Dual:
-    """A value and its gradient (balls), for the mean-value form on the fast side."""
+    """A value and its gradient (balls), for the mean-value form on the fast side. The gradient
+    is kept as a 1×n arb_mat (one flint operation per arithmetic step, not n); ``d`` lists it."""
 
     def __init__(self, v, d):
-        self.v, self.d = v, d
+        self.v, self.g = v, d if isinstance(d, flint.arb_mat) else flint.arb_mat(1, len(d), d)
+
+    @property
+    def d(self) -> list:
+        return self.g.entries()
 
     def __add__(self, o):
         if isinstance(o, Dual):
-            return Dual(self.v + o.v, [a + b for a, b in zip(self.d, o.d)])
-        return Dual(self.v + o, self.d)
+            return Dual(self.v + o.v, self.g + o.g)
+        return Dual(self.v + o, self.g)
     __radd__ = __add__
 
     def __neg__(self):
-        return Dual(-self.v, [-a for a in self.d])
+        return Dual(-self.v, -self.g)
 
     def __sub__(self, o):
         return self + (-o)
@@ -174,28 +179,28 @@ class Dual:
 
     def __mul__(self, o):
         if isinstance(o, Dual):
-            return Dual(self.v * o.v, [a * o.v + self.v * b for a, b in zip(self.d, o.d)])
-        return Dual(self.v * o, [a * o for a in self.d])
+            return Dual(self.v * o.v, self.g * o.v + o.g * self.v)
+        return Dual(self.v * o, self.g * o)
     __rmul__ = __mul__
 
     def __truediv__(self, o):
         if isinstance(o, Dual):
-            return self * Dual(1 / o.v, [-b / (o.v * o.v) for b in o.d])
-        return Dual(self.v / o, [a / o for a in self.d])
+            return self * Dual(1 / o.v, o.g * (-1 / (o.v * o.v)))
+        return Dual(self.v / o, self.g / o)
 
     def __rtruediv__(self, o):
-        return Dual(flint.arb(o), [flint.arb(0)] * len(self.d)) / self
+        return Dual(flint.arb(o), flint.arb_mat(1, self.g.ncols())) / self
 
     def sqrt(self):
         r = self.v.sqrt()
-        return Dual(r, [a / (2 * r) for a in self.d])
+        return Dual(r, self.g / (2 * r))
 
     def exp(self):
         e = self.v.exp()
-        return Dual(e, [a * e for a in self.d])
+        return Dual(e, self.g * e)
 
     def is_finite(self):
-        return self.v.is_finite() and all(a.is_finite() for a in self.d)
+        return self.v.is_finite() and all(a.is_finite() for a in self.g.entries())
 
 
 def _sqrt(x):
