@@ -89,7 +89,10 @@ class Flow:
 
     def attention(self, S):
         """Σ_h V_h·S·B_h (S a matrix or a box): the heads' part of M(S) = A + Σ_h V_hSB_h."""
-        return sum((V * S * B for V, B in self.heads), flint.arb_mat(self.d, self.d))
+        X = None
+        for V, B in self.heads:
+            X = V * S * B if X is None else X + V * S * B
+        return flint.arb_mat(self.d, self.d) if X is None else X
 
     def taylor(self, S0, order: int) -> list:
         """Taylor coefficients Σ_0..Σ_order of the solution through S0: Σ_{k+1} = (AΣ_k +

@@ -82,7 +82,8 @@ def statement(kind, claim, problem) -> str:
 
 
 def trace(S):
-    return sum((S[i, i] for i in range(S.nrows())), flint.arb(0))
+    """tr S of an arb_mat, a ball (flint's sum of the diagonal)."""
+    return S.trace()
 
 
 class Compact:
@@ -109,16 +110,19 @@ class Compact:
         return [-u * g] + svec_of(self.lin(Y) * u + self.quad(Y) - Y * g)
 
     def jacobian(self, u, Y):
-        d = self.f.d
-        LY, g, cols = self.lin(Y), self.g(u, Y), []
-        for k in range(len(pairs(d)) + 1):
-            du, E = flint.arb(int(k == 0)), flint.arb_mat(d, d)
-            if k:
-                i, j = pairs(d)[k - 1]
-                E[i, j] = E[j, i] = 1
-            LE, QE = self.lin(E), self.quad(Y, E)
-            dg = du * trace(LY) + u * trace(LE) + trace(QE)
-            cols.append([-du * g - u * dg] + svec_of(LY * du + LE * u + QE - E * g - Y * dg))
+        """DG at (u, Y): column 0 along u, then along each svec unit E (DQ(Y)[E] = W(E)Y + W(Y)E
+        + transpose, W(Y) once)."""
+        d, at = self.f.d, self.f.attention
+        LY, WY, g = self.lin(Y), at(Y), self.g(u, Y)
+        trLY = trace(LY)
+        cols = [[-g - u * trLY] + svec_of(LY - Y * trLY)]      # along u: dg = tr L(Y)
+        for i, j in pairs(d):
+            E = flint.arb_mat(d, d)
+            E[i, j] = E[j, i] = 1
+            X = at(E) * Y + WY * E
+            LE, QE = self.lin(E), X + X.transpose()
+            dg = u * trace(LE) + trace(QE)
+            cols.append([-u * dg] + svec_of(LE * u + QE - E * g - Y * dg))
         m = len(cols)
         return flint.arb_mat(m, m, [cols[c][r] for r in range(m) for c in range(m)])
 
