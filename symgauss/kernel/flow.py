@@ -76,6 +76,7 @@ class Flow:
         self.A = flint.arb_mat(params.A)
         self.heads = [(flint.arb_mat(V), flint.arb_mat(B)) for V, B in params.heads]
         self.d = params.A.nrows()
+        self._maps = None
 
     def box(self, x, rad=None):
         return sym_of(x, self.d, rad)
@@ -137,22 +138,13 @@ class Flow:
         in dΣ and its part from dΣ_i depends on k − i only: dΣ_{k+1} = (𝒜(dΣ_k) + Σ_{i≤k}
         𝒩_{k−i}(dΣ_i))/(k + 1), 𝒜(X) = AX + XAᵀ, 𝒩_m(X) = Σ_h (V_hXB_hΣ_m + V_hΣ_mB_hX) +
         transpose; so the n×n matrices of 𝒜 and 𝒩_0..𝒩_{order−1} are built once and multiplied
-        (the n directions in one matrix product)."""
+        (the n directions in one matrix product). 𝒩_m is linear in Σ_m: its matrix is
+        Σ_p (svec Σ_m)_p·𝒩^(p), 𝒩^(p) that of the p-th svec unit (:meth:`_linear_maps`)."""
         S = self.taylor(S0, order)
         n = self.d * (self.d + 1) // 2
-        units = [unit(self, n, k) for k in range(n)]
-
-        def matrix_of(f):
-            cols = [svec_of(f(E)) for E in units]
-            return flint.arb_mat(n, n, [cols[k][r] for r in range(n) for k in range(n)])
-
-        def sym(X):
-            return X + X.transpose()
-        maps = [matrix_of(lambda E: sym(self.A * E))]
-        for m in range(order):
-            W, U = self.attention(S[m]), [(B * S[m], V) for V, B in self.heads]
-            maps.append(matrix_of(lambda E, W=W, U=U: sym(sum((Vh * E * BS for BS, Vh in U),
-                                                              W * E))))
+        A_map, stack = self._linear_maps()
+        maps = [A_map] + [flint.arb_mat(n, n, (stack * flint.arb_mat(n, 1, svec_of(S[m])))
+                                        .entries()) for m in range(order)]
         D = [flint.arb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])]
         for k in range(order):
             acc = maps[0] * D[k]
@@ -160,6 +152,25 @@ class Flow:
                 acc = acc + maps[1 + k - i] * D[i]
             D.append(acc / (k + 1))
         return D
+
+    def _linear_maps(self) -> tuple:
+        """(𝒜's svec matrix, the n²×n matrix whose column p is 𝒩^(p)'s svec matrix row by
+        row), built once per flow (at the precision of its first use)."""
+        if self._maps is None:
+            n = self.d * (self.d + 1) // 2
+            units = [unit(self, n, k) for k in range(n)]
+
+            def entries_of(f):     # f(E) + transpose, in svec, for each unit E
+                cols = [svec_of(X + X.transpose()) for X in map(f, units)]
+                return [cols[k][r] for r in range(n) for k in range(n)]
+            per_unit = [entries_of(lambda E, U=U: sum((V * E * B * U + V * U * B * E
+                                                       for V, B in self.heads),
+                                                      flint.arb_mat(self.d, self.d)))
+                        for U in units]
+            self._maps = (flint.arb_mat(n, n, entries_of(lambda E: self.A * E)),
+                          flint.arb_mat(n * n, n, [per_unit[p][i] for i in range(n * n)
+                                                   for p in range(n)]))
+        return self._maps
 
     def jacobian(self, S):
         """svec matrix of DF(S) (n×n arb_mat; S may be a box)."""
