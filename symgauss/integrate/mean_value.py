@@ -126,13 +126,14 @@ def integrate_c1(params, start, P, stop, *, t_max, order: int = ORDER, prec: int
             co, a0, h0 = taylor_scale(flow, c, order)
             spread = [upper(flint.arb(Q[i, i])).sqrt() for i in range(len(c))]
 
-            def validate(H, nxt):
+            def validate(H, nxt, co=co):
                 B = _box(flow, c, r, spread, H)
                 found = c1_derivative(flow, Q, c, r, H, B)
                 nu = least_nu(found[0], Q, *shape_map(found[0], Q)[:2])
                 if nu is None:
                     raise NotProved("no ν")
-                r_new, Q_new = c1_step(flow, Q, c, r, H, B, nu, nxt, order, derivative=found)
+                r_new, Q_new = c1_step(flow, Q, c, r, H, B, nu, nxt, order, derivative=found,
+                                       point=co[:order])
                 return B, (nu, Q_new), r_new, float(nu)
             found = shortened_step(flow, co, order, digits, h0 * safety, a0, tol, r, validate,
                                    pace)

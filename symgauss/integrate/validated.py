@@ -420,7 +420,7 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = ORDER, prec: i
             mu_point = _mu_guess(P_np, flow.jacobian(flow.box(c)))[0]
             shrink = 0
 
-            def validate(H, nxt):
+            def validate(H, nxt, co=co):
                 nonlocal shrink
                 B = _box(flow, c, r, spread, H)
                 centre = box_center(flow, c, H)
@@ -438,7 +438,8 @@ def integrate(params, start, P, ell, stop, *, t_max, order: int = ORDER, prec: i
                         shrink_box and float(r.mid()) > 0:
                     shrink += 1     # the box's spread dominates the log-norm: shorter
                     raise NotProved("log-norm on the box far above the point's")
-                r_new = step(flow, Pa, ell, c, r, H, B, mu, nxt, order, spread, slope)
+                r_new = step(flow, Pa, ell, c, r, H, B, mu, nxt, order, spread, slope,
+                             point=co[:order])
                 return B, mu, r_new, math.exp(min(float(mu) * float(H), 700))
             found = shortened_step(flow, co, order, digits, h0 * safety, a0, tol, r, validate,
                                    pace)

@@ -373,12 +373,13 @@ def tube_slack(flow, c, rr, H, box, beta) -> list:
 
 
 def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=None,
-         visit=None):
+         visit=None, point=None):
     """One step check (module docstring): Σ(t + h) within the returned r' of ``nxt`` in ‖·‖_P,
     given Σ(t) within r of ``c``; β one radius or a list (one per coordinate); ``spread`` the
     s_i of :func:`spreads` (None: 1/√ℓ), ``slope`` those of :func:`slopes` (None: computed);
     ``visit(h, box)`` is called with the a-priori box once it is proved to hold the solution on
-    [t, t + h]. Raises NotProved naming the failing part."""
+    [t, t + h]; ``point`` the Taylor coefficients at c to order − 1 when the caller (the search)
+    has them (check_steps never passes it). Raises NotProved naming the failing part."""
     H = flint.arb(h)
     betas = beta if isinstance(beta, list) else [beta] * len(c)
     centre = box_center(flow, c, h)
@@ -394,7 +395,7 @@ def step(flow, P, ell, c, r, h, beta, mu, nxt, order: int, spread=None, slope=No
     if not contracts_box(flow, P, centre, betas, -flint.arb(mu), slope or slopes(flow, P)):
         raise NotProved(f"μ = {float(mu):.4g} is not proved to bound the logarithmic norm of DF "
                         "on the a-priori box")
-    point = flow.taylor(flow.box(c), order - 1)
+    point = point or flow.taylor(flow.box(c), order - 1)
     T = flow.taylor(box, order)[order]
     for j in range(order - 1, -1, -1):
         T = T * H + point[j]

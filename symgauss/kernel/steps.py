@@ -149,11 +149,13 @@ def nu_bounds(K, nu) -> bool:
     return positive_definite_balls(eye * flint.arb(nu) ** 2 - K.transpose() * K)
 
 
-def c1_step(flow, Q, c, r, h, beta, nu, nxt, order: int, visit=None, derivative=None) -> tuple:
+def c1_step(flow, Q, c, r, h, beta, nu, nxt, order: int, visit=None, derivative=None,
+            point=None) -> tuple:
     """One C¹ step (module docstring): (r', Q') with Σ(t + h) in {x : ‖x − nxt‖_{Q'⁻¹} ≤ r'},
     given Σ(t) in {x : ‖x − c‖_{Q⁻¹} ≤ r}. Raises NotProved naming the failing part.
     ``derivative``: :func:`c1_derivative`'s answer for these arguments, when the caller (the
-    search) has it already; :func:`check_steps` never passes it."""
+    search) has it already, and ``point`` the Taylor coefficients at c to order − 1 (the same);
+    :func:`check_steps` passes neither."""
     if not hasattr(flow, "tangent_matrices"):
         raise Invalid("C¹ steps (key nu) are for eq. 1.1's flow and the compactified flow only")
     Phi, box = derivative or c1_derivative(flow, Q, c, r, h, beta)
@@ -163,7 +165,7 @@ def c1_step(flow, Q, c, r, h, beta, nu, nxt, order: int, visit=None, derivative=
     if not nu_bounds(K, nu):
         raise NotProved(f"ν = {float(nu):.6g} is not proved to bound the flow map's derivative "
                         "from the step's start shape to its end shape")
-    point = flow.taylor(flow.box(c), order - 1)
+    point = point or flow.taylor(flow.box(c), order - 1)
     T = flow.taylor(box, order)[order]
     for j in range(order - 1, -1, -1):
         T = T * flint.arb(h) + point[j]
