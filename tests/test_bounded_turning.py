@@ -193,3 +193,17 @@ def test_the_search_declines_what_it_cannot_prove():
     d3 = {p.name: p for _, p in ensemble(48, 521)}["general-11-d3"]
     res = find_bounded_turning(d3)
     assert res.certificate is None and "d = 2" in res.why
+
+
+@pytest.mark.slow
+def test_a_float_solution_that_keeps_lsoda_busy_is_given_up_within_its_budget():
+    """Seed-871 general-31-d2 (reference "unclear": LSODA runs out of evaluations) kept the
+    region search's float integration to t = 400 busy for minutes, so that the whole problem
+    passed the benchmark's 120 s; the search now counts the field's evaluations, as the reference
+    does, and gives up with that reason (10.5 µs an evaluation: about 5 s)."""
+    from symgauss.questions.regime.bounded_turning import region_search
+    from symgauss.questions.regime.ensemble import ensemble
+    from symgauss.questions.regime.reference import MAX_EVALS
+    problem = {p.name: p for _, p in ensemble(48, 871)}["general-31-d2"]
+    found, why = region_search(problem)
+    assert found is None and f"over {MAX_EVALS} field evaluations" in why, why

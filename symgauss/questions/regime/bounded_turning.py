@@ -124,11 +124,22 @@ def region_search(problem):
     from symgauss.kernel.kinds.bounded_turning import check_region, read_hermite, read_nodes
     from symgauss.kernel.read import read_problem
     from symgauss.questions.regime.basin import _q
-    from symgauss.questions.regime.reference import _float_params, float_field
+    from symgauss.questions.regime.reference import (
+        MAX_EVALS,
+        TooSlow,
+        _float_params,
+        budgeted,
+        float_field,
+    )
     from symgauss.questions.regime.turning import _rates
     A, heads = _float_params(problem)
     f, full, y0 = float_field(problem)
-    sol = solve_ivp(f, (0, 400), y0, method="LSODA", rtol=1e-10, atol=1e-12, dense_output=True)
+    try:
+        sol = solve_ivp(budgeted(f), (0, 400), y0, method="LSODA", rtol=1e-10, atol=1e-12,
+                        dense_output=True)
+    except TooSlow:
+        return None, (f"the float solution took LSODA over {MAX_EVALS} field evaluations before "
+                      "t = 400 (stiff, or bursts towards infinity)")
     if sol.status != 0:
         return None, "the float solution does not stay finite up to t = 400"
     # a turn of the float solution from t = 200 on, and on it the point where the direction

@@ -49,11 +49,13 @@ def _svec_field(problem):
     d = problem.d
     A, heads = _float_params(problem)
     iu = np.triu_indices(d)
+    il = (iu[1], iu[0])
 
-    def full(y):
-        S = np.zeros((d, d))
+    def full(y):        # the upper triangle and its mirror (the diagonal written twice)
+        S = np.empty((d, d))
         S[iu] = y
-        return S + np.triu(S, 1).T
+        S[il] = y
+        return S
 
     def f(_t, y):
         S = full(y)
@@ -101,8 +103,21 @@ SETTLED = 1e-7
 MAX_EVALS = 500_000
 
 
-class _TooSlow(Exception):
-    pass
+class TooSlow(Exception):
+    """A float integration needed more field evaluations than its budget."""
+
+
+def budgeted(f, limit: int = MAX_EVALS):
+    """f(t, y), counting its calls: TooSlow after ``limit`` of them (what bounds the time of a
+    float integration that turns stiff, or bursts towards infinity and back)."""
+    calls = [0]
+
+    def g(t, y):
+        calls[0] += 1
+        if calls[0] > limit:
+            raise TooSlow
+        return f(t, y)
+    return g
 
 
 def reference_regime(problem, t_max: float = T_MAX) -> dict:
@@ -111,17 +126,10 @@ def reference_regime(problem, t_max: float = T_MAX) -> dict:
     evaluations (seed-9 general-11-d3 took over 3 million, a minute, and was still at it), or
     with a note and ``growth_seen`` when Σ grows faster than exponentially (module docstring;
     classify still tries its growth proofs then)."""
-    f_eval, full, y0 = float_field(problem)
-    evals = [0]
-
-    def f(t, y):
-        evals[0] += 1
-        if evals[0] > MAX_EVALS:
-            raise _TooSlow
-        return f_eval(t, y)
+    f, full, y0 = float_field(problem)
     try:
-        return _regime(f, full, y0, t_max)
-    except _TooSlow:
+        return _regime(budgeted(f), full, y0, t_max)
+    except TooSlow:
         return {"kind": "unclear", "t_star": None, "limit": None,
                 "note": f" (LSODA stopped after {MAX_EVALS} field evaluations: stiff or "
                         f"oscillating{compact_look(problem)})"}
@@ -141,13 +149,7 @@ def compact_look(problem) -> str:
     ends nor how fast, so the note says only what was seen."""
     import numpy as np
     from scipy.integrate import solve_ivp
-    G, (_, full, y0), evals = compact_field(problem), float_field(problem), [0]
-
-    def field(tau, z):
-        evals[0] += 1
-        if evals[0] > COMPACT_EVALS:
-            raise _TooSlow
-        return G(tau, z)
+    G, (_, full, y0) = compact_field(problem), float_field(problem)
 
     def tiny(_tau, z):      # tr Σ below 1e-8: u reaches ∞ at a finite τ when Σ → 0
         return z[1] - 1e8
@@ -155,9 +157,9 @@ def compact_look(problem) -> str:
     tr0 = np.trace(full(y0))
     z0 = np.r_[0.0, 1 / tr0, y0 / tr0]
     try:
-        sol = solve_ivp(field, (0, COMPACT_TAU), z0, method="LSODA", rtol=1e-10, atol=1e-14,
-                        events=tiny)
-    except _TooSlow:
+        sol = solve_ivp(budgeted(G, COMPACT_EVALS), (0, COMPACT_TAU), z0, method="LSODA",
+                        rtol=1e-10, atol=1e-14, events=tiny)
+    except TooSlow:
         return ""
     if sol.status < 0:
         return ""
