@@ -107,10 +107,11 @@ class TooSlow(Exception):
     """A float integration needed more field evaluations than its budget."""
 
 
-def budgeted(f, limit: int = MAX_EVALS):
-    """f(t, y), counting its calls: TooSlow after ``limit`` of them (what bounds the time of a
-    float integration that turns stiff, or bursts towards infinity and back)."""
-    calls = [0]
+def budgeted(f, limit: int | None = None):
+    """f(t, y), counting its calls: TooSlow after ``limit`` of them (default MAX_EVALS, read at
+    the call), what bounds the time of a float integration that turns stiff, or bursts towards
+    infinity and back."""
+    calls, limit = [0], MAX_EVALS if limit is None else limit
 
     def g(t, y):
         calls[0] += 1
