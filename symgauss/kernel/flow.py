@@ -163,9 +163,7 @@ class Flow:
             def entries_of(f):     # f(E) + transpose, in svec, for each unit E
                 cols = [svec_of(X + X.transpose()) for X in map(f, units)]
                 return [cols[k][r] for r in range(n) for k in range(n)]
-            per_unit = [entries_of(lambda E, U=U: sum((V * E * B * U + V * U * B * E
-                                                       for V, B in self.heads),
-                                                      flint.arb_mat(self.d, self.d)))
+            per_unit = [entries_of(lambda E, U=U: self.attention(E) * U + self.attention(U) * E)
                         for U in units]
             self._maps = (flint.arb_mat(n, n, entries_of(lambda E: self.A * E)),
                           flint.arb_mat(n * n, n, [per_unit[p][i] for i in range(n * n)

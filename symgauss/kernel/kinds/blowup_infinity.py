@@ -96,10 +96,12 @@ class Compact:
         X = self.f.A * Y
         return X + X.transpose()
 
-    def quad(self, Y, E=None):
-        """Q(Y), or its derivative DQ(Y)[E] (W(Y) = Σ_h V_hYB_h: Q(Y) = W(Y)Y + transpose)."""
+    def quad(self, Y, E=None, WY=None):
+        """Q(Y), or its derivative DQ(Y)[E] (W(Y) = Σ_h V_hYB_h: Q(Y) = W(Y)Y + transpose);
+        ``WY``: W(Y) when the caller has it."""
         at = self.f.attention
-        X = at(Y) * Y if E is None else at(E) * Y + at(Y) * E
+        WY = at(Y) if WY is None else WY
+        X = WY * Y if E is None else at(E) * Y + WY * E
         return X + X.transpose()
 
     def g(self, u, Y):
@@ -119,8 +121,7 @@ class Compact:
         for i, j in pairs(d):
             E = flint.arb_mat(d, d)
             E[i, j] = E[j, i] = 1
-            X = at(E) * Y + WY * E
-            LE, QE = self.lin(E), X + X.transpose()
+            LE, QE = self.lin(E), self.quad(Y, E, WY)
             dg = u * trace(LE) + trace(QE)
             cols.append([-u * dg] + svec_of(LE * u + QE - E * g - Y * dg))
         m = len(cols)
@@ -233,7 +234,7 @@ class CompactFlow:
         𝒩_{k−j} (m×m); dg_k = Σ_j ℓ_{k−j}·dz_j with rows ℓ; so R_k = Σ_j ℓ_{k−j}·D_j and
         D_{k+1} = (Σ_j 𝒩_{k−j}·D_j − Σ_i c_i·R_{k−i})/(k+1), c_i = (0, u_i, svec Y_i)."""
         _, u, Y, g, _ = self._series(z0, order)
-        m, w, heads = self.m, self.w, self.c.f.heads
+        m, w = self.m, self.w
         # the units (du, dY) and L(dY), the same for every k
         units = [self._split(flint.arb_mat(m, 1, [int(i == j) for i in range(m)]))
                  for j in range(m)]
@@ -241,11 +242,10 @@ class CompactFlow:
         maps, rows = [], []
         for k in range(order):
             LY = self.c.lin(Y[k])
-            Wk, BY = self.c.f.attention(Y[k]), [(V, B * Y[k]) for V, B in heads]
+            Wk = self.c.f.attention(Y[k])
             cols, ell = [], []
             for du, dY, LdY in units:
-                X = sum((V * dY * BS for V, BS in BY), Wk * dY)
-                N = X + X.transpose()
+                N = self.c.quad(Y[k], dY, Wk)
                 dL = LdY * u[k] + LY * du
                 ell.append(trace(dL) + trace(N))
                 dw = du if (w and k == 0) else flint.arb(0)
