@@ -65,4 +65,7 @@ symgauss regime "$ex/growth_axis.json" --certificate "$out/growth_axis.json" >/d
 symgauss regime "$ex/growth_axis_transient.json" --certificate "$out/growth_axis_transient.json" >/dev/null
 symgauss regime "$ex/growth_axis_c1.json" --certificate "$out/growth_axis_c1.json" >/dev/null
 symgauss regime "$ex/growth_axis_row.json" --certificate "$out/growth_axis_row.json" >/dev/null
+symgauss regime "$ex/linear_constant.json" --certificate "$out/linear_constant.json" >/dev/null
+symgauss regime "$ex/linear_decay.json" --certificate "$out/linear_decay.json" >/dev/null
+symgauss regime "$ex/linear_growth.json" --certificate "$out/linear_growth.json" >/dev/null
 symgauss check "$out"/*.json

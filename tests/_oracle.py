@@ -223,6 +223,8 @@ def claim_holds(cert) -> bool:
         return _growth_axis_holds(A, heads, p, c)
     if kind == "growth-riccati":
         return _riccati_growth_holds(A, heads, p, c)
+    if kind in ("linear-constant", "linear-decay", "linear-growth"):
+        return _linear_holds(A, heads, p, c, kind)
     if kind in ("blowup-trajectory", "blowup-infinity", "blowup-slab", "blowup-turning"):
         T = _float_blowup_time(A, heads, p)
         lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
@@ -411,3 +413,28 @@ def _growth_axis_holds(A, heads, p, c) -> bool:
         if not (S[k, k] >= m * e * (1 - 1e-6) and np.trace(S) <= M * e * (1 + 1e-6)):
             return False
     return True
+
+
+def _linear_holds(A, heads, p, c, kind) -> bool:
+    """No quadratic term (Q(S) = 0, in Fractions, at 12 random integer symmetric S: a nonzero
+    quadratic map vanishes on all of them with probability 0), then A's eigenvalues (numpy):
+    A = 0; max Re λ < −rate/2 (decay); max Re λ ≥ rate/2 and λmin(Σ0) ≥ lower (growth)."""
+    rng = np.random.default_rng(1)
+    d = len(A)
+    for _ in range(12):
+        M = rng.integers(-9, 10, (d, d))
+        S = [[Fraction(int(M[i, j] + M[j, i])) for j in range(d)] for i in range(d)]
+        Q = [[Fraction(0)] * d for _ in range(d)]
+        for V, B in heads:
+            X = _mul(_mul(_mul(V, S), B), S)
+            Q = _add(Q, _add(X, _T(X)))
+        if any(x != 0 for r in Q for x in r):
+            return False
+    if kind == "linear-constant":
+        return all(x == 0 for r in A for x in r)
+    top = float(np.max(np.linalg.eigvals(flt(A)).real))
+    rate = float(F(c["rate"]))
+    if kind == "linear-decay":
+        return top < -rate / 2 + TOL
+    low = float(np.min(np.linalg.eigvalsh(flt(_frac_mat(p.cov0)))))
+    return top >= rate / 2 - TOL and low >= float(F(c["lower"])) - TOL

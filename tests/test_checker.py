@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 3990  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 4075  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -77,7 +77,10 @@ KERNEL_LINES = 3990  # lines of code of symgauss/kernel (1268 when the closed sc
 # on a piece also in the mean-value form along the slow manifold (twenty-eighth attempt); +5
 # (→ 3985) for speed (thirtieth attempt): eq. 1.1's tangent maps from a stack of the linear maps
 # built once per flow, widening's slopes stacked once per metric, Dual's gradient an arb_mat (the
-# heads summed once per Taylor coefficient and flint's trace took lines away)
+# heads summed once per Taylor coefficient and flint's trace took lines away); +84 (→ 4070) with
+# kinds linear-constant, -decay and -growth, exact: no quadratic term (every coefficient of Q in
+# the entries of Σ is 0), A's spectrum by Hurwitz determinants; flow.units, the svec unit
+# matrices, shared with blowup-trajectory (thirty-first attempt)
 
 
 def _certs():

@@ -46,6 +46,7 @@ from symgauss.kernel.kinds import (
     in_range,
     limit,
     limit_riccati,
+    linear,
     reach,
     stability,
     structured,
@@ -60,7 +61,7 @@ KINDS = {kind: module for module in (stability, structured, in_range, blowup, re
                                       limit_riccati, blowup_trajectory, blowup_infinity,
                                       blowup_slab, blowup_turning, growth, growth_axis,
                                       growth_schur, growth_riccati, growth_quasi, bounded,
-                                      bounded_turning, decay_cone, decay_centre)
+                                      bounded_turning, decay_cone, decay_centre, linear)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

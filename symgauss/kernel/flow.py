@@ -51,6 +51,16 @@ def pairs(d: int) -> list:
     return [(i, j) for i in range(d) for j in range(i, d)]
 
 
+def units(d: int, kind=flint.fmpq_mat) -> list:
+    """The svec units of Sym(d), E_ij + E_ji (E_ii when i = j), in :func:`pairs` order."""
+    out = []
+    for i, j in pairs(d):
+        E = kind(d, d)
+        E[i, j] = E[j, i] = 1
+        out.append(E)
+    return out
+
+
 def sym_of(x, d: int, rad=None) -> flint.arb_mat:
     """The symmetric matrix with svec x (arb or fmpq entries), each entry widened by ``rad``
     (one radius, or a list of one per svec coordinate)."""

@@ -22,7 +22,16 @@ from __future__ import annotations
 import flint
 
 from symgauss.kernel.exact import eye, is_psd
-from symgauss.kernel.flow import Flow, frobenius_upper, pairs, require_work, svec_of, sym_of, upper
+from symgauss.kernel.flow import (
+    Flow,
+    frobenius_upper,
+    pairs,
+    require_work,
+    svec_of,
+    sym_of,
+    units,
+    upper,
+)
 from symgauss.kernel.kinds.blowup import SCHEMAS as BLOWUP
 from symgauss.kernel.kinds.blowup import check_claim
 from symgauss.kernel.kinds.blowup import statement as blowup_statement
@@ -55,11 +64,7 @@ def quadratic_form(params, weight=None) -> flint.fmpq_mat:
     """K with svec(Σ)ᵀ K svec(Σ) = Σ_h tr(W·V_hΣB_hΣ), W = ``weight`` or I (exact, symmetric;
     svec here the entries Σ_ij, i ≤ j, as :func:`symgauss.kernel.flow.pairs` orders them)."""
     d = params.A.nrows()
-    basis = []
-    for i, j in pairs(d):
-        E = flint.fmpq_mat(d, d)
-        E[i, j] = E[j, i] = 1
-        basis.append(E)
+    basis = units(d)
     n = len(basis)
     K = flint.fmpq_mat(n, n)
     for V, B in params.heads:

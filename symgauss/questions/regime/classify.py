@@ -294,7 +294,8 @@ def _general_regime(problem, digits: int, certify: bool) -> Regime:
     from symgauss.questions.blowup.decide import decide_blowup
     from symgauss.questions.regime.bounded import bounded_regime, decay_regime
     from symgauss.questions.regime.limit_riccati import riccati_regime
-    if (linear := _linear_regime(problem)) is not None:
+    from symgauss.questions.regime.linear import linear_regime
+    if (linear := linear_regime(problem, Regime)) is not None:
         return linear
     from symgauss.questions.regime.reference import reference_regime
     proposal = reference_regime(problem)
@@ -487,39 +488,6 @@ def _limit_regime(problem, proposal, tried):
                   "validated integration into a contraction region (symgauss.questions.regime."
                   "basin)", equilibrium=eq, rate=res.rate, notes=notes,
                   certificate_data=res.certificate)
-
-
-def _linear_regime(problem):
-    """No quadratic term (every V_h or B_h zero, or V_h = v_h I with R = 0) and Σ0 ≻ 0:
-    Σ(t) = e^{At}Σ0e^{Aᵀt} decays iff A is Hurwitz and grows exponentially iff some
-    eigenvalue has Re > 0 — both decided exactly by Hurwitz determinants. Else None."""
-    import flint
-
-    from symgauss.kernel.exact import rank
-    params = problem.params
-    R = params.quadratic_R()
-    if not (all(h.V.is_zero_matrix or h.B.is_zero_matrix for h in params.heads)
-            or (R is not None and R.is_zero_matrix)) or rank(_fractions(problem.cov0)) < problem.d:
-        return None
-    from symgauss.kernel.equations import hurwitz_det
-    from symgauss.questions.stability.witness import instability_evidence
-    d = problem.d
-    A = flint.fmpq_mat(d, d, [flint.fmpq(int(x.p), int(x.q)) for x in params.A])
-    head, method = "no quadratic term: Σ(t) = e^{At}Σ0e^{Aᵀt}, Σ0 ≻ 0; ", "linear flow, Hurwitz"
-    if params.A.is_zero_matrix:
-        return Regime("constant", "exact", head + "A = 0", method,
-                      equilibrium=tuple(tuple(rational_text(_frac(x)) for x in problem.cov0.row(i))
-                                        for i in range(d)))
-    if all(hurwitz_det(A, k) > 0 for k in range(1, d + 1)):
-        return Regime("decay", "exact", head + "A is Hurwitz (every Hurwitz determinant of "
-                      "charpoly(A) > 0, exact): Σ(t) → 0", method)
-    ev = instability_evidence(A)
-    if ev is not None:
-        eps, k = ev
-        return Regime("growth", "exact", head + f"A has an eigenvalue with Re ≥ {eps} > 0 "
-                      f"(Hurwitz determinant {k} of charpoly(A − {eps}·I) ≤ 0, exact): "
-                      "exponential growth, no blow-up", method)
-    return None
 
 
 def _opposite_sign(problem):
