@@ -197,12 +197,9 @@ def check(kind, claim, witness, problem, ctx) -> None:
     with flint.ctx.workprec(witness["prec"]):
         flow = Flow(p)
         box = check_region(flow, P, ell, rho, svec(C), rate, F_C)
-        if reg == "singular-limit":
-            M = flow.A + flow.attention(box)
-            tr = sum((M[i, i] for i in range(d)), flint.arb(0))
-            if not tr < 0:
-                raise NotProved("tr(A + Σ_h V_hSB_h) < 0 is not proved on the region, so the "
-                                "limit is not proved singular")
+        if reg == "singular-limit" and not (flow.A + flow.attention(box)).trace() < 0:
+            raise NotProved("tr(A + Σ_h V_hSB_h) < 0 is not proved on the region, so the "
+                            "limit is not proved singular")
         Pa = flint.arb_mat(P)
         end, r_end = steps_in_region_metric(flow, P, ell, svec(problem.cov0), steps, witness, n)
         gap = [flint.arb(a) - flint.arb(b) for a, b in zip(end, svec(C))]
