@@ -90,3 +90,22 @@ def test_an_unconfirmed_blow_up_says_why_it_is_unclear():
     assert sol.status == 1 and abs(sol.t[-1] - t6) < 1e-4, (sol.t[-1], t6)   # 2.5e-5 seen
     sol = solve_ivp(f, (0, t_star + 1), y0, method="LSODA", rtol=1e-12, atol=1e-14)
     assert sol.success and np.max(np.abs(sol.y[:, -1])) < 1e12
+
+
+
+#: seed-941 general-21-d4, written out: its compactified run sends u off so fast that scipy's
+#: event root finder failed ("f(a) and f(b) must have different signs"), and `symgauss regime`
+#: stopped with an internal error
+RUNAWAY = Problem(
+    A=[["1/8", "-9/8", "1/8", "1/8"], ["3/8", "1/8", "0", "3/8"], ["-1/8", "3/8", "7/8", "1/4"],
+       ["-1/4", "3/8", "3/8", "1/8"]],
+    V=[["-15/8", "-1/8", "-7/8", "-1/4"], ["11/8", "-7/8", "-3/4", "0"],
+       ["3/8", "11/8", "-5/4", "3/8"], ["3/8", "1/8", "-1/8", "1"]],
+    B=[["1/4", "3/4", "-3/8", "-5/4"], ["0", "9/8", "-1/2", "11/8"],
+       ["-1/4", "3/8", "-3/8", "5/8"], ["-1/8", "1/2", "-3/8", "-1"]],
+    cov0=[["11/16", "-3/16", "-1/8", "-1/8"], ["-3/16", "7/8", "7/16", "-3/16"],
+          ["-1/8", "7/16", "17/16", "-3/8"], ["-1/8", "-3/16", "-3/8", "17/16"]])
+
+
+def test_a_compactified_run_whose_event_root_finder_fails_is_read_at_step_points():
+    assert isinstance(ref.compact_look(RUNAWAY), str)

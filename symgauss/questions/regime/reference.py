@@ -149,7 +149,8 @@ def compact_look(problem) -> str:
     general-1-d2: u ≈ 1e-9 while t creeps like 1e-3·ln τ): the floats tell neither where it
     ends nor how fast, so the note says only what was seen."""
     import numpy as np
-    from scipy.integrate import solve_ivp
+
+    from symgauss.integrate.float_events import solve_with_events
     G, (_, full, y0) = compact_field(problem), float_field(problem)
 
     def tiny(_tau, z):      # tr Σ below 1e-8: u reaches ∞ at a finite τ when Σ → 0
@@ -158,8 +159,10 @@ def compact_look(problem) -> str:
     tr0 = np.trace(full(y0))
     z0 = np.r_[0.0, 1 / tr0, y0 / tr0]
     try:
-        sol = solve_ivp(budgeted(G, COMPACT_EVALS), (0, COMPACT_TAU), z0, method="LSODA",
-                        rtol=1e-10, atol=1e-14, events=tiny)
+        # scipy's event root finder can fail as u runs off (seed-941 general-21-d4: "f(a) and
+        # f(b) must have different signs", an internal error of symgauss regime)
+        sol = solve_with_events(budgeted(G, COMPACT_EVALS), (0, COMPACT_TAU), z0, [tiny],
+                                method="LSODA", rtol=1e-10, atol=1e-14)
     except TooSlow:
         return ""
     if sol.status < 0:
