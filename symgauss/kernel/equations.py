@@ -52,6 +52,11 @@ def hurwitz_det(L, k):
                                  for i in range(1, k + 1) for j in range(1, k + 1)]).det()
 
 
+def hurwitz_stable(L) -> bool:
+    """Every Hurwitz determinant of charpoly(L) > 0: every eigenvalue of L has Re < 0 (exact)."""
+    return all(hurwitz_det(L, k) > 0 for k in range(1, L.nrows() + 1))
+
+
 def scalar_of(V):
     """v if V = vI exactly, else None."""
     v = V[0, 0]

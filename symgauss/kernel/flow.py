@@ -51,11 +51,11 @@ def pairs(d: int) -> list:
     return [(i, j) for i in range(d) for j in range(i, d)]
 
 
-def units(d: int, kind=flint.fmpq_mat) -> list:
-    """The svec units of Sym(d), E_ij + E_ji (E_ii when i = j), in :func:`pairs` order."""
+def units(d: int) -> list:
+    """The svec units of Sym(d), E_ij + E_ji (E_ii when i = j), exact, in :func:`pairs` order."""
     out = []
     for i, j in pairs(d):
-        E = kind(d, d)
+        E = flint.fmpq_mat(d, d)
         E[i, j] = E[j, i] = 1
         out.append(E)
     return out

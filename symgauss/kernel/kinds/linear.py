@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import flint
 
-from symgauss.kernel.equations import hurwitz_det
+from symgauss.kernel.equations import hurwitz_stable
 from symgauss.kernel.exact import eye, is_psd, require_small
 from symgauss.kernel.flow import pairs
 from symgauss.kernel.read import short_text
@@ -80,10 +80,6 @@ def require_linear(params) -> None:
                         f"{short_text(coeff[bad])} (indices from 0)")
 
 
-def _hurwitz_all_positive(L) -> bool:
-    return all(hurwitz_det(L, k) > 0 for k in range(1, L.nrows() + 1))
-
-
 def check(kind, claim, witness, problem, ctx) -> None:
     p = problem.params
     if p is None:
@@ -98,12 +94,12 @@ def check(kind, claim, witness, problem, ctx) -> None:
     require_small(p.A + half, "A + (rate/2)·I")
     require_small(p.A - half, "A − (rate/2)·I")
     if kind == "linear-decay":
-        if not _hurwitz_all_positive(p.A + half):
+        if not hurwitz_stable(p.A + half):
             raise NotProved(f"A + (rate/2)·I is not proved Hurwitz: a Hurwitz determinant of "
                             f"its characteristic polynomial is ≤ 0 (rate = "
                             f"{short_text(claim['rate'])})")
         return
-    if _hurwitz_all_positive(p.A - half):
+    if hurwitz_stable(p.A - half):
         raise NotProved("every Hurwitz determinant of charpoly(A − (rate/2)·I) is > 0: every "
                         "eigenvalue of A has real part < rate/2, so the rate is not proved")
     low = problem.cov0 - eye(d) * claim["lower"]

@@ -44,7 +44,7 @@ def linear_regime(problem, Regime):
     when eq. 1.1 has no quadratic term and Σ0 ≻ 0; else None (the other methods decide)."""
     import numpy as np
 
-    from symgauss.kernel.equations import hurwitz_det
+    from symgauss.kernel.equations import hurwitz_stable
     from symgauss.kernel.exact import eye, is_psd, positive_definite
     from symgauss.kernel.kinds.linear import require_linear
     from symgauss.kernel.read import read_problem
@@ -59,16 +59,13 @@ def linear_regime(problem, Regime):
     A, d = ep.params.A, problem.d
     Af = np.array([[float(A[i, j]) for j in range(d)] for i in range(d)])
     mu = float(max(np.linalg.eigvals(Af).real))
-
-    def hurwitz(L) -> bool:
-        return all(hurwitz_det(L, k) > 0 for k in range(1, d + 1))
     if A == A * 0:
         kind, claim, answer = "linear-constant", {}, "constant"
-    elif hurwitz(A):
-        r = _rate(lambda r: hurwitz(A + eye(d) * (r / 2)), -2 * mu) or Fraction(0)
+    elif hurwitz_stable(A):
+        r = _rate(lambda r: hurwitz_stable(A + eye(d) * (r / 2)), -2 * mu) or Fraction(0)
         kind, claim, answer = "linear-decay", {"rate": str(r)}, "decay"
     else:
-        r = _rate(lambda r: not hurwitz(A - eye(d) * (r / 2)), 2 * mu)
+        r = _rate(lambda r: not hurwitz_stable(A - eye(d) * (r / 2)), 2 * mu)
         lam = float(min(np.linalg.eigvalsh(np.array([[float(ep.cov0[i, j]) for j in range(d)]
                                                       for i in range(d)]))))
         c = _rate(lambda c: is_psd(ep.cov0 - eye(d) * c), lam)
