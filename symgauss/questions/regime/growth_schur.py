@@ -122,13 +122,8 @@ def _follow(red, s0):
     import numpy as np
     from scipy.integrate import solve_ivp
 
-    calls = [0]
-
-    def rhs(_t, s):
-        calls[0] += 1
-        if calls[0] > FOLLOW_CALLS:
-            raise ValueError("too many evaluations")
-        return red(s)
+    from symgauss.questions.regime.reference import TooSlow, budgeted
+    rhs = budgeted(lambda _t, s: red(s), FOLLOW_CALLS)
 
     def far(_t, s):
         return FOLLOW_BOUND - float(np.max(np.abs(s)))
@@ -140,7 +135,8 @@ def _follow(red, s0):
                             events=far)
             end = sol.y[:, -1]
             settled = sol.status == 0 and np.linalg.norm(red(end)) < 1e-6
-        except (ValueError, ZeroDivisionError, FloatingPointError, np.linalg.LinAlgError):
+        except (TooSlow, ValueError, ZeroDivisionError, FloatingPointError,
+                np.linalg.LinAlgError):
             return s0
     return end if settled else s0
 
