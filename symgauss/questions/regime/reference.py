@@ -139,6 +139,50 @@ def reference_regime(problem, t_max: float = T_MAX) -> dict:
 #: the compactified look integrates to this τ, with at most COMPACT_EVALS field evaluations
 COMPACT_TAU, COMPACT_EVALS = 1e5, 50_000
 
+#: :func:`refined_t_star`: the compactified runs stop at u = 1/tr Σ = U_END; their two values of
+#: T* must agree to REFINE_AGREE relative, and lie within 1e-4 relative of LSODA's on svec Σ
+U_END, REFINE_AGREE = 1e-14, 1e-8
+
+
+def refined_t_star(problem, t_star: float) -> float:
+    """T* once more, for a judge that needs it to better than 1e-6 relative: the compactified
+    flow (:func:`compact_field`, time τ, the elapsed t carried along) stays regular up to the
+    blow-up, where LSODA on svec Σ meets ‖Σ‖ ~ 1/(T* − t) and its error in t can reach 1e-5
+    (seed-981 general-41-d3: it passes ‖Σ‖ = 1e6 at t = 3.758954, after T* = 3.7589500, which
+    DOP853 at rtol 2e-14 on svec Σ and three compactified runs place within 1e-8). Two runs
+    (DOP853 and LSODA; Radau for one that is too stiff: COMPACT_EVALS) to u = U_END; T* = t + u/g there (dt = −du/g, g ≈ constant near u = 0).
+    Their common value when they agree to REFINE_AGREE relative and lie within 1e-4 relative of
+    ``t_star``; else ``t_star`` unchanged (floats: the reference stays evidence, never a proof)."""
+    import numpy as np
+
+    from symgauss.integrate.float_events import solve_with_events
+    G, (_, full, y0) = compact_field(problem), float_field(problem)
+
+    def end(_tau, z):
+        return z[1] - U_END
+    end.terminal = True
+    tr0 = np.trace(full(y0))
+    z0 = np.r_[0.0, 1 / tr0, y0 / tr0]
+    found = []
+    for method, rtol in (("DOP853", 1e-13), ("LSODA", 1e-12), ("Radau", 1e-12)):
+        if len(found) == 2:
+            break
+        try:
+            sol = solve_with_events(budgeted(G, COMPACT_EVALS), (0, COMPACT_TAU), z0, [end],
+                                    method=method, rtol=rtol, atol=1e-16)
+        except TooSlow:     # stiff for this method: the next one
+            continue
+        z = sol.y[:, -1]
+        g = -G(0, z)[1] / z[1] if z[1] > 0 else 0.0
+        if sol.status == 1 and g > 0:
+            found.append(float(z[0] + z[1] / g))
+    if len(found) < 2:
+        return t_star
+    a, b = found
+    if abs(a - b) <= REFINE_AGREE * abs(a) and abs(a - t_star) <= 1e-4 * abs(a):
+        return a
+    return t_star
+
 
 def compact_look(problem) -> str:
     """What the compactified flow shows where LSODA on svec Σ is too slow (text to append to
