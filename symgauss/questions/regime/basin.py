@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import flint
 
 from symgauss.kernel.verdict import NotProved
+from symgauss.questions.regime.pace import guard, lost_why
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,13 @@ ADAPT = 6
 #: the steps stayed accurate but used up their number before the region (the default is 0.12;
 #: seed-10 symmetric-B-13-d3 reaches its region at t = 81 only with this)
 LONG_SAFETY = 0.3
+#: the runs towards the region stop when even SPEEDUP times their pace cannot reach the float
+#: entry (:mod:`symgauss.questions.regime.pace`; the steps lengthen as the solution settles);
+#: seed-931 symmetric-B-13-d3 took 68 s in five runs of 2 000 steps that each ended at t = 83–94,
+#: short of the float entry at t ≈ 103
+SPEEDUP = 1.5
+#: the float entry time is sought with at most this many field evaluations (about 2 s)
+ENTRY_EVALS = 100_000
 
 
 #: the C¹ steps' local error per step, relative to ‖Σ‖ (each step carries its shape, so the
@@ -158,7 +166,7 @@ C1_TOL = 1e-12
 
 
 def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None,
-                      only_c1: bool = False):
+                      only_c1: bool = False, t_in=None):
     """(run, metric): validated steps from ``start`` until the enclosure is inside
     {‖x − c‖_P² ≤ ρ} (with a margin), in ‖·‖_P (when they stay accurate but run out before the
     region, once more with longer steps, LONG_SAFETY); or else starting in ‖·‖_P and changing to
@@ -168,7 +176,9 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None,
     shape (:func:`symgauss.integrate.mean_value.integrate_c1`; ``only_c1``: these alone), as
     many as the kernel's work limit allows (``flow``, e.g. kind growth-axis's field of the other
     coordinates, must give the tangent maps too). If none gets there, the run's ``why`` names
-    every try and where it stopped."""
+    every try and where it stopped. ``t_in``: when the float run enters the region (math.inf:
+    never); each run then also stops when its pace cannot get there within its budget, even at
+    SPEEDUP times (:func:`symgauss.questions.regime.pace.guard`)."""
     from symgauss.integrate.validated import integrate, step_budget
     from symgauss.kernel.exact import eye, norm_inf
     from symgauss.kernel.flow import p_norm
@@ -187,39 +197,82 @@ def steps_into_region(params, start, P, ell, c, rho, *, t_max: float, flow=None,
         whys.append(f"{how}: {run.why}")
         return run
 
+    slow = []       # runs whose steps all validated but went too slowly
+
+    def towards(go, budget, test=inside):
+        """``go(stop_time)``'s run, stopped in the region or when its pace is too slow."""
+        stop, lost = guard(test, budget, t_in, SPEEDUP)
+        run = go(stop)
+        if lost:
+            run.stopped, run.why = False, lost_why(lost, t_in)
+            slow.append(run)
+        return run
+
     def c1():
         from symgauss.integrate.mean_value import integrate_c1
         budget = min(MAX_STEPS, step_budget(params.A.nrows(), len(params.heads), kind="c1"))
-        run = tried(integrate_c1(params, start, P, inside, t_max=t_max, max_steps=budget,
-                                 safety=LONG_SAFETY, tol=C1_TOL, flow=flow),
-                    "C¹ steps (the enclosure's shape carried along)")
+        run = tried(towards(lambda stop: integrate_c1(
+            params, start, P, None, t_max=t_max, max_steps=budget, safety=LONG_SAFETY,
+            tol=C1_TOL, flow=flow, stop_time=stop), budget),
+            "C¹ steps (the enclosure's shape carried along)")
         if not run.stopped:
             run.why = "; ".join(whys)
         return run, "region"
     if only_c1:
         return c1()
-    run = tried(integrate(params, start, P, ell, inside, t_max=t_max, shrink_box=True,
-                          max_steps=steps, flow=flow), "in the region's metric")
+    run = tried(towards(lambda stop: integrate(
+        params, start, P, ell, None, t_max=t_max, shrink_box=True, max_steps=steps, flow=flow,
+        stop_time=stop), steps), "in the region's metric")
     if run.stopped:
         return run, "region"
-    if len(run.steps) >= steps:     # every step validated, but too short: longer steps
-        run = tried(integrate(params, start, P, ell, inside, t_max=t_max, shrink_box=True,
-                              max_steps=steps, flow=flow, safety=LONG_SAFETY), "longer steps")
+    if len(run.steps) >= steps or slow:     # every step validated, but too short: longer steps
+        run = tried(towards(lambda stop: integrate(
+            params, start, P, ell, None, t_max=t_max, shrink_box=True, max_steps=steps,
+            flow=flow, safety=LONG_SAFETY, stop_time=stop), steps), "longer steps")
         if run.stopped:
             return run, "region"
     # the region's metric can be far from the flow's along the way: follow the solution
-    run = tried(integrate(params, start, P, ell, inside, t_max=t_max, flow=flow, adapt=ADAPT,
-                          max_steps=min(MAX_STEPS, work - MAX_SWITCHES)),
-                "changing metric along the solution")
+    adapted = min(MAX_STEPS, work - MAX_SWITCHES)
+    run = tried(towards(lambda stop: integrate(
+        params, start, P, ell, None, t_max=t_max, flow=flow, adapt=ADAPT, max_steps=adapted,
+        stop_time=stop), adapted), "changing metric along the solution")
     if run.stopped:
         return run, "region"
     scale = math.sqrt(float(norm_inf(P)))
-    run = tried(integrate(params, start, eye(len(start)), flint.fmpq(1),
-                          lambda pt, r: inside(pt, r * scale), t_max=t_max, max_steps=steps,
-                          flow=flow), "in ‖·‖_2")
+    run = tried(towards(lambda stop: integrate(
+        params, start, eye(len(start)), flint.fmpq(1), None, t_max=t_max, max_steps=steps,
+        flow=flow, stop_time=stop), steps, lambda pt, r: inside(pt, r * scale)), "in ‖·‖_2")
     if run.stopped:
         return run, "identity"
     return c1()
+
+
+def float_entry(problem, P, c, rho, t_max: float):
+    """When the float solution (LSODA on svec Σ) first enters {‖x − c‖_P² ≤ 0.81ρ} (the search's
+    target), math.inf when it does not by ``t_max``, None when the float run fails or needs more
+    than ENTRY_EVALS field evaluations."""
+    import numpy as np
+
+    from symgauss.integrate.float_events import solve_with_events
+    from symgauss.questions.regime.reference import TooSlow, budgeted, float_field
+    f, _, y0 = float_field(problem)
+    Pf = np.array([[float(P[i, j]) for j in range(P.ncols())] for i in range(P.nrows())])
+    cf = np.array([float(x) for x in c])
+
+    def enter(_t, y):
+        e = y - cf
+        return e @ Pf @ e - 0.81 * float(rho)
+    enter.terminal, enter.direction = True, -1
+    if enter(0, y0) <= 0:
+        return 0.0
+    try:
+        sol = solve_with_events(budgeted(f, ENTRY_EVALS), (0, t_max), y0, [enter],
+                                method="LSODA", rtol=1e-10, atol=1e-13)
+    except (TooSlow, ValueError, ArithmeticError):
+        return None
+    if sol.status == 1:
+        return float(sol.t[-1])
+    return math.inf if sol.status == 0 else None
 
 
 def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,
@@ -258,7 +311,8 @@ def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,
     if kind == "stable-equilibrium" and not _pd(C - flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]) * (radius * 3 / 2)):
         return LimitResult(None, None, "the limit is too close to singular for its enclosure")
     run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max,
-                                    only_c1=only_c1)
+                                    only_c1=only_c1,
+                                    t_in=float_entry(problem, P, c, rho, t_max))
     if not run.stopped:
         return LimitResult(None, None, f"validated integration did not reach the contraction "
                            f"region ({run.why})")

@@ -14,18 +14,15 @@ it, or until their pace shows they cannot get there within their budget.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import flint
 
 from symgauss.kernel.verdict import NotProved
 from symgauss.questions.regime.blowup_bound import BlowupBound, verified
+from symgauss.questions.regime.pace import guard, lost_why
 
-#: the validated steps towards the region look at their pace (over the last PACE_STEPS steps)
-#: every PACE_STEPS steps from FIRST_LOOK on, and stop when it cannot reach the float entry time
-#: within 9/10 of their budget (the kernel's 2000 steps; seed-71 symmetric-B-33-d2 enters after
-#: 1540, where 1000 were allowed before)
-FIRST_LOOK, PACE_STEPS = 1000, 200
 #: with several heads, the exact common null direction m is sought among rationals of this
 #: denominator or less (an exact root Σ_h (vᵀB_h v)·V_h v = 0 is rational in the ensembles'
 #: cases: an axis on every head's null cone)
@@ -231,26 +228,12 @@ def find_growth(problem) -> BlowupBound:
     budget = min(step_budget(problem.d, 1), MAX_STEPS) - MAX_SWITCHES
     t_in = _float_entry(sol, lambda c: inside(c, flint.arb(0)))
     for adapt in (0, ADAPT):     # then follow the solution with changes of metric
-        lost, gone = [], [flint.fmpq(0)] * PACE_STEPS
-
-        def stop(c, r, t, lost=lost, gone=gone):
-            """Inside the region; or too slow to reach it (``lost``, FIRST_LOOK)."""
-            if inside(c, r):
-                return True
-            gone.append(t)
-            k = len(gone) - PACE_STEPS
-            if k >= FIRST_LOOK and k % PACE_STEPS == 0 and (t_in is None or float(t) + (
-                    budget * 9 // 10 - k) * float(t - gone[-PACE_STEPS - 1]) / PACE_STEPS < t_in):
-                lost.append(float(t))
-                return True
-            return False
+        stop, lost = guard(inside, budget,
+                           math.inf if t_in is None else t_in)
         run = integrate(p, svec(ep.cov0), eye(3), flint.fmpq(1), None, t_max=400, tol=1e-18,
                         max_steps=budget, adapt=adapt, stop_time=stop)
         if lost:
-            where = "never enters" if t_in is None else f"enters near t ≈ {t_in:.4g}"
-            run.stopped, run.why = False, (f"{len(run.steps)} steps reached t = {lost[0]:.4g}; "
-                                           f"at their pace they cannot reach the region within "
-                                           f"their budget; the float run {where}")
+            run.stopped, run.why = False, lost_why(lost, t_in)
         if run.stopped:
             break
     if not run.stopped:
