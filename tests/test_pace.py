@@ -32,7 +32,7 @@ def test_too_slow_extrapolates_the_last_steps_pace():
 
 def test_the_guard_stops_at_its_first_look_when_the_region_is_out_of_reach():
     stop, lost = guard(lambda c, r: r, 2000, 100.0)
-    k = _run(stop, lambda k: H, 2000)       # 1800 steps reach t = 28.125 < 100
+    k = _run(stop, lambda k: H, 2000)       # 2000 steps reach t = 31.25 < 100
     assert k == FIRST_LOOK and lost == [(FIRST_LOOK, FIRST_LOOK * H)]
     assert "1000 steps reached t = 15.62" in lost_why(lost, 100.0)
     assert "enters near t ≈ 100" in lost_why(lost, 100.0)
@@ -40,7 +40,7 @@ def test_the_guard_stops_at_its_first_look_when_the_region_is_out_of_reach():
 
 
 def test_the_guard_lets_a_run_that_can_get_there_go_on_and_enter():
-    # H a step: the float entry at t = 20 is reached after 1280 of the 1800 steps allowed
+    # H a step: the float entry at t = 20 is reached after 1280 of the 2000 steps allowed
     stop, lost = guard(lambda c, r: r, 2000, 20.0)
     assert _run(stop, lambda k: H, 2000, inside_at=20.0) == 1280 and not lost
 
@@ -64,3 +64,11 @@ def test_a_repeated_time_counts_as_one_step():
         calls.append(stop(None, None, t))
         t += H
     assert calls.index(True) == 2 * FIRST_LOOK and lost == [(FIRST_LOOK, FIRST_LOOK * H)]
+
+
+def test_the_whole_budget_counts():
+    # H a step, entry at t = 31 (step 1984 of 2000): the last look (k = 1800, t = 28.125) sees
+    # 200 steps left, enough at 1.5 times the pace; at the pace alone 200 steps reach 31.25 too
+    for speedup in (1.0, 1.5):
+        stop, lost = guard(lambda c, r: r, 2000, 31.0, speedup)
+        assert _run(stop, lambda k: H, 2000, inside_at=31.0) == 1984 and not lost

@@ -28,8 +28,8 @@ def too_slow(times: list, left: int, t_in, speedup: float = 1.0) -> bool:
 
 def guard(inside, budget: int, t_in, speedup: float = 1.0):
     """(stop_time, lost): ``stop_time(c, r, t)`` for validated steps towards a region — True
-    once ``inside(c, r)``, or once :func:`too_slow` with 9/10 of ``budget`` steps in all, when
-    ``lost`` gets (steps, t). It is called before each step (twice at one t by the C¹ steps'
+    once ``inside(c, r)``, or once :func:`too_slow` with ``budget`` steps in all, when ``lost``
+    gets (steps, t). It is called before each step (twice at one t by the C¹ steps'
     two radius tests), so a repeated t counts once, and a lost run stays lost."""
     times, lost = [], []
 
@@ -41,7 +41,7 @@ def guard(inside, budget: int, t_in, speedup: float = 1.0):
         if not times or float(t) != times[-1]:
             times.append(float(t))
         k = len(times) - 1
-        if too_slow(times, budget * 9 // 10 - k, t_in, speedup):
+        if too_slow(times, budget - k, t_in, speedup):
             lost.append((k, times[-1]))
             return True
         return False
