@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 4075  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 4100  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -80,7 +80,9 @@ KERNEL_LINES = 4075  # lines of code of symgauss/kernel (1268 when the closed sc
 # heads summed once per Taylor coefficient and flint's trace took lines away); +84 (→ 4070) with
 # kinds linear-constant, -decay and -growth, exact: no quadratic term (every coefficient of Q in
 # the entries of Σ is 0), A's spectrum by Hurwitz determinants; flow.units, the svec unit
-# matrices, shared with blowup-trajectory (thirty-first attempt)
+# matrices, shared with blowup-trajectory (thirty-first attempt); +24 (→ 4094) with kind growth's
+# side test in the mean-value form along the angle and in u, within its own work limit, and its
+# steps charged for every head (thirty-second attempt)
 
 
 def _certs():

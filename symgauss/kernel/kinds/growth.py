@@ -24,7 +24,10 @@ exists for all τ, and in the time t (dt = u dτ, which tends to ∞ since u ≥
 d ln tr Σ/dt = ĝ ∈ [a, b]. The checks cover the circle by ``arcs`` angle intervals
 (Δ = L⁻ᵀ(cos θ, sin θ), P = LLᵀ) and [0, u_max] by ``u_pieces`` intervals, in ball arithmetic
 with Y* as a ball (its exactness enters only through Q(Y*) = 0 above); the bounds of ĝ on R also
-cover the radius ∈ [0, 1].
+cover the radius ∈ [0, 1]. A cell whose plain evaluation does not prove the side < 0 is tried in
+the mean-value form along the angle and in u (:func:`mean_value_side`), which keeps what a box
+over the arc loses when P is ill-conditioned (an arc of width 1.5e-3 became a Δ ball 0.05 wide
+at seed-931 symmetric-B-3-d2).
 
 Claim: ``t_enter`` t0 (the steps' total), ``rate_lower`` a > 0, ``rate_upper`` b: Σ(t) exists for
 all t ≥ 0 and tr Σ(t0)·e^{a(t−t0)} ≤ tr Σ(t) ≤ tr Σ(t0)·e^{b(t−t0)} for t ≥ t0. Witness:
@@ -51,6 +54,18 @@ from symgauss.kernel.schema import Field, Schema, integer, nonnegative, positive
 from symgauss.kernel.verdict import Invalid, NotProved
 
 MAX_ARCS, MAX_U_PIECES, MAX_CELLS = 4096, 64, 40_000
+#: the cells tried in the mean-value form (7 side evaluations each) may cost at most
+#: MEAN_VALUE_WORK µs, a cell charged MEAN_VALUE_COST = (fixed, per head) µs at 128 bits and
+#: ⌈prec/128⌉ times that above (0.197 ms measured with one head, 0.432 ms with eight; AMD EPYC,
+#: 2026-12-07, benchmarks/README.md, thirty-second attempt), so that with the plain cells and the
+#: steps' own limit a file is answered within the 20 s of tests/test_kernel_limits.py
+MEAN_VALUE_WORK, MEAN_VALUE_COST = 4_000_000, (200, 40)
+
+
+def mean_value_cells(heads: int, prec: int) -> int:
+    """How many cells may be tried in the mean-value form (MEAN_VALUE_WORK)."""
+    fixed, per_head = MEAN_VALUE_COST
+    return MEAN_VALUE_WORK // ((fixed + per_head * heads) * -(-prec // 128))
 SCHEMAS = {"growth": Schema(
     {"t_enter": Field(nonnegative), "rate_lower": Field(positive), "rate_upper": Field(positive)},
     {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
@@ -135,23 +150,64 @@ def cholesky_inv_t(Pa) -> flint.arb_mat:
     return flint.arb_mat(2, 2, [l11, l21, 0, l22]).inv()
 
 
+def side_value(cp: Compact, Ys, c, kappa, u, Pa, x):
+    """The side's bracket Δᵀ P (x(Ĝ) + uĝ·c) + κu·ĝ at u and Δ with coordinates x (balls)."""
+    Gx, gh = region_terms(cp, Ys, c, kappa, u, x)
+    w = flint.arb_mat(2, 1, [g + u * gh * ci for g, ci in zip(Gx, c)])
+    return (flint.arb_mat(1, 2, x) * Pa * w)[0, 0] + kappa * u * gh
+
+
+def mean_value_side(cp: Compact, Ys, c, kappa, Pa, Lit, theta, u, um, e):
+    """The side's bracket on the cell θ ∈ ``theta``, u ∈ ``u`` (balls that hold the cell) in the
+    mean-value form: its value at (θm, um) (θm the midpoint of ``theta``, um of the u piece,
+    exact) plus the deviations θ − θm and u − um (the balls ``theta`` − θm and ``u`` − um) times
+    its derivatives over the cell. At fixed u it is a polynomial of degree ≤ 4 in x (E = C + κΔ is affine in x, ĝ
+    quadratic, Y·ĝ cubic, xᵀP(…) quartic), so ∇ₓ·h = (q(−2) − 8q(−1) + 8q(1) − q(2))/12 with
+    q(s) = side(x + s·h) exactly, for h = x'(θ) = L⁻ᵀ(−sin θ, cos θ); at fixed x it is quadratic
+    in u (Y and ĝ affine in u), so ∂ᵤ = (side(u + e) − side(u − e))/(2e) exactly, for any e > 0.
+    Both evaluated with x, h, u the cell's balls enclose the derivatives anywhere on the cell;
+    Δ = L⁻ᵀ(cos θ, sin θ) moves along the circle, not across the box of its arc, so the
+    correlation that a plain evaluation over the arc's box loses is kept."""
+    x = Lit * flint.arb_mat(2, 1, [theta.cos(), theta.sin()])
+    h = Lit * flint.arb_mat(2, 1, [-theta.sin(), theta.cos()])
+    mid = theta.mid()
+    xm = Lit * flint.arb_mat(2, 1, [mid.cos(), mid.sin()])
+    xs, hs = [x[0, 0], x[1, 0]], [h[0, 0], h[1, 0]]
+    q = {s: side_value(cp, Ys, c, kappa, u, Pa, [a + s * b for a, b in zip(xs, hs)])
+         for s in (-2, -1, 1, 2)}
+    d_theta = (q[-2] - 8 * q[-1] + 8 * q[1] - q[2]) / 12
+    d_u = (side_value(cp, Ys, c, kappa, u + e, Pa, xs) -
+           side_value(cp, Ys, c, kappa, u - e, Pa, xs)) / (2 * e)
+    return (side_value(cp, Ys, c, kappa, um, Pa, [xm[0, 0], xm[1, 0]]) +
+            d_theta * (theta - mid) + d_u * (u - um))
+
+
 def check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces):
-    """The side condition and the bounds of ĝ on R (module docstring): returns (min, max) of ĝ."""
+    """The side condition and the bounds of ĝ on R (module docstring): returns (min, max) of ĝ.
+    A cell whose plain evaluation (the arc's box) does not prove the side negative is tried in
+    the mean-value form (:func:`mean_value_side`), at most :func:`mean_value_cells` of them (for
+    the flow's heads, at the working precision)."""
     Pa = flint.arb_mat(P)
     Lit = cholesky_inv_t(Pa)
     cp, k, ca, lo, hi = Compact(flow), flint.arb(kappa), [flint.arb(x) for x in c], None, None
+    e, refined, most = flint.arb(u_max), 0, mean_value_cells(len(flow.heads), flint.ctx.prec)
     for j in range(pieces):     # u ∈ [j, j + 1]·u_max/pieces
+        um = flint.arb(flint.fmpq(2 * j + 1, 2 * pieces) * u_max)
         u = flint.arb(flint.fmpq(2 * j + 1, 2 * pieces) * u_max, flint.fmpq(1, 2 * pieces) * u_max)
         for i in range(arcs):
             th = flint.arb(flint.fmpq(2 * i + 1, arcs), flint.fmpq(1, arcs)) * flint.arb.pi()
             x = Lit * flint.arb_mat(2, 1, [th.cos(), th.sin()])
             xs = [x[0, 0], x[1, 0]]
-            Gx, gh = region_terms(cp, Ys, ca, k, u, xs)
-            w = flint.arb_mat(2, 1, [g + u * gh * ci for g, ci in zip(Gx, ca)])
-            side = (flint.arb_mat(1, 2, xs) * Pa * w)[0, 0] + k * u * gh
+            side = side_value(cp, Ys, ca, k, u, Pa, xs)
+            mean_value = not side < 0 and refined < most
+            if mean_value:
+                refined += 1
+                side = mean_value_side(cp, Ys, ca, k, Pa, Lit, th, u, um, e)
             if not side < 0:
+                how = ("in the plain and mean-value forms" if mean_value else
+                       f"in the plain form (the mean-value form's {most} cells are used up)")
                 raise NotProved(f"the region is not proved invariant: on its side, angle piece "
-                                f"{i}, u piece {j}, d/dτ (‖ξ‖²_P − κ²u²) < 0 fails")
+                                f"{i}, u piece {j}, d/dτ (‖ξ‖²_P − κ²u²) < 0 fails {how}")
             _, g = region_terms(cp, Ys, ca, k, u, [xi * flint.arb(0.5, 0.5) for xi in xs])
             if not g.is_finite():
                 raise NotProved("ĝ is not bounded on the region")
@@ -167,7 +223,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
         raise Invalid("growth certificates are for time-invariant parameters")
     if witness["arcs"] * witness["u_pieces"] > MAX_CELLS:
         raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}")
-    steps = read_timed_steps(witness, ctx.n, 1, claim["t_enter"], problem.d)
+    steps = read_timed_steps(witness, ctx.n, len(p.heads), claim["t_enter"], problem.d)
     require_pd(witness["P"], "witness.P")
     axis, lo, hi = witness["axis"], witness["m_lo"], witness["m_hi"]
     null_root(p.heads, axis, lo, hi)
