@@ -253,26 +253,20 @@ def float_entry(problem, P, c, rho, t_max: float):
     than ENTRY_EVALS field evaluations."""
     import numpy as np
 
-    from symgauss.integrate.float_events import solve_with_events
-    from symgauss.questions.regime.reference import TooSlow, budgeted, float_field
-    f, _, y0 = float_field(problem)
+    from symgauss.questions.regime.reference import first_event_time, float_field
     Pf = np.array([[float(P[i, j]) for j in range(P.ncols())] for i in range(P.nrows())])
     cf = np.array([float(x) for x in c])
 
     def enter(_t, y):
         e = y - cf
         return e @ Pf @ e - 0.81 * float(rho)
-    enter.terminal, enter.direction = True, -1
-    if enter(0, y0) <= 0:
+    enter.direction = -1
+    if enter(0, float_field(problem)[2]) <= 0:
         return 0.0
     try:
-        sol = solve_with_events(budgeted(f, ENTRY_EVALS), (0, t_max), y0, [enter],
-                                method="LSODA", rtol=1e-10, atol=1e-13)
-    except (TooSlow, ValueError, ArithmeticError):
+        return first_event_time(problem, enter, t_max, atol=1e-13, evals=ENTRY_EVALS)
+    except (ValueError, ArithmeticError):
         return None
-    if sol.status == 1:
-        return float(sol.t[-1])
-    return math.inf if sol.status == 0 else None
 
 
 def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,

@@ -49,18 +49,17 @@ def _average(params, P):
 
 def _float_entry(problem, P, target):
     """The float time at which w = tr(PΣ) first falls below ``target`` (LSODA), or None."""
+    import math
+
     import numpy as np
 
-    from symgauss.integrate.float_events import solve_with_events
-    from symgauss.questions.regime.reference import float_field
-    f, _full, y0 = float_field(problem)
+    from symgauss.questions.regime.reference import first_event_time
     Pf = [float(P[0, 0]), 2 * float(P[0, 1]), float(P[1, 1])]
 
     def w(_t, y):
         return np.dot(Pf, y) - target
-    w.terminal = True
-    sol = solve_with_events(f, (0, 2000), y0, [w], method="LSODA", rtol=1e-10, atol=1e-14)
-    return float(sol.t[-1]) if sol.status == 1 else None
+    t = first_event_time(problem, w, 2000, atol=1e-14)
+    return t if t is not None and math.isfinite(t) else None
 
 
 def is_centre(problem) -> bool:

@@ -85,6 +85,34 @@ def compact_field(problem):
     return G
 
 
+def compact_start(problem):
+    """cov0 in :func:`compact_field`'s coordinates: (w, u, svec Y) = (0, 1/tr Σ0, svec Σ0/tr Σ0)."""
+    import numpy as np
+    _, full, y0 = float_field(problem)
+    tr0 = np.trace(full(y0))
+    return np.r_[0.0, 1 / tr0, y0 / tr0]
+
+
+def first_event_time(problem, event, t_max: float, *, atol: float, evals: int | None = None):
+    """The first time the float solution (LSODA on svec Σ from cov0, rtol 1e-10) meets the
+    terminal ``event(t, y)`` (scipy's event function; not looked at t = 0): math.inf when it runs
+    to ``t_max`` without, None when LSODA fails or needs more than ``evals`` field evaluations
+    (no limit when None)."""
+    import math
+
+    from symgauss.integrate.float_events import solve_with_events
+    f, _, y0 = float_field(problem)
+    event.terminal = True
+    try:
+        sol = solve_with_events(f if evals is None else budgeted(f, evals), (0, t_max), y0,
+                                [event], method="LSODA", rtol=1e-10, atol=atol)
+    except TooSlow:
+        return None
+    if sol.status == 1:
+        return float(sol.t[-1])
+    return math.inf if sol.status == 0 else None
+
+
 #: how long to integrate: the ensemble has limits approached at rates near 0.02 (seed-11
 #: growth-8-d2: ‖F‖ ≈ 1e-4 at t = 400, 3e-9 at t = 800; the test below is ‖F‖ < 1e-9·max(1, ‖Σ‖))
 T_MAX = 2000.0
@@ -150,19 +178,16 @@ def refined_t_star(problem, t_star: float) -> float:
     blow-up, where LSODA on svec Σ meets ‖Σ‖ ~ 1/(T* − t) and its error in t can reach 1e-5
     (seed-981 general-41-d3: it passes ‖Σ‖ = 1e6 at t = 3.758954, after T* = 3.7589500, which
     DOP853 at rtol 2e-14 on svec Σ and three compactified runs place within 1e-8). Two runs
-    (DOP853 and LSODA; Radau for one that is too stiff: COMPACT_EVALS) to u = U_END; T* = t + u/g there (dt = −du/g, g ≈ constant near u = 0).
+    (DOP853 and LSODA; Radau for one that is too stiff: COMPACT_EVALS) to u = U_END; there
+    T* = t + u/g (dt = −du/g, g ≈ constant near u = 0).
     Their common value when they agree to REFINE_AGREE relative and lie within 1e-4 relative of
     ``t_star``; else ``t_star`` unchanged (floats: the reference stays evidence, never a proof)."""
-    import numpy as np
-
     from symgauss.integrate.float_events import solve_with_events
-    G, (_, full, y0) = compact_field(problem), float_field(problem)
+    G, z0 = compact_field(problem), compact_start(problem)
 
     def end(_tau, z):
         return z[1] - U_END
     end.terminal = True
-    tr0 = np.trace(full(y0))
-    z0 = np.r_[0.0, 1 / tr0, y0 / tr0]
     found = []
     for method, rtol in (("DOP853", 1e-13), ("LSODA", 1e-12), ("Radau", 1e-12)):
         if len(found) == 2:
@@ -195,13 +220,11 @@ def compact_look(problem) -> str:
     import numpy as np
 
     from symgauss.integrate.float_events import solve_with_events
-    G, (_, full, y0) = compact_field(problem), float_field(problem)
+    G, z0, full = compact_field(problem), compact_start(problem), float_field(problem)[1]
 
     def tiny(_tau, z):      # tr Σ below 1e-8: u reaches ∞ at a finite τ when Σ → 0
         return z[1] - 1e8
     tiny.terminal = True
-    tr0 = np.trace(full(y0))
-    z0 = np.r_[0.0, 1 / tr0, y0 / tr0]
     try:
         # scipy's event root finder can fail as u runs off (seed-941 general-21-d4: "f(a) and
         # f(b) must have different signs", an internal error of symgauss regime)
