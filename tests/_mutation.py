@@ -14,6 +14,20 @@ def leaves(obj, path=()):
         yield path
 
 
+def pattern(path) -> tuple:
+    """A leaf's field: its path with every list index written as '*' (all the steps' ``h`` are
+    one field)."""
+    return tuple("*" if isinstance(k, int) else k for k in path)
+
+
+def by_field(paths) -> dict:
+    """The paths grouped by :func:`pattern`, fields in sorted order, paths in document order."""
+    out = {}
+    for path in paths:
+        out.setdefault(pattern(path), []).append(path)
+    return dict(sorted(out.items()))
+
+
 def set_leaf(obj, path, value):
     """Replace the value at ``path`` in place."""
     for k in path[:-1]:

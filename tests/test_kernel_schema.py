@@ -27,7 +27,9 @@ SECTIONS = ("claim", "witness")
 
 
 def _never_verified(cert, why, resealed=True):
-    for c in (cert, reseal(copy.deepcopy(cert))) if resealed else (cert,):
+    twin = reseal(copy.deepcopy(cert)) if resealed else cert
+    # resealing a certificate whose claim is unchanged gives the same file: checked once
+    for c in (cert, twin) if twin != cert else (cert,):
         v = check_certificate(roundtrip(c))
         assert v.status != "verified", (why, v.reason)
         assert v.reason.strip(), why
