@@ -10,6 +10,11 @@ import pytest
 from symgauss.kernel.verdict import LEVELS
 from symgauss.reporting.latex import PACKAGES, used_packages
 
+#: one pytest worker runs this module, so that its fixture (the whole report, over a minute) is
+#: made once: workers each set up a module-scoped fixture for the tests they get (pyproject's
+#: ``--dist loadgroup``; pytest is held below 9.2, where that grouping stops, pytest-xdist#1386)
+pytestmark = pytest.mark.xdist_group("report")
+
 needs_pdflatex = pytest.mark.skipif(
     shutil.which("pdflatex") is None,
     reason="pdflatex not installed (apt-get install texlive-latex-base; CI installs it)")

@@ -9,8 +9,8 @@ __getattr__, __dir__
 _print_Transpose, printmethod
 # scipy.integrate.solve_ivp reads event.terminal; argparse reads parser.formatter_class
 terminal, formatter_class
-# pytest finds autouse fixtures and conftest variables by name
-_global_state_unchanged, collect_ignore, pytest_runtest_makereport, call
+# pytest finds autouse fixtures, conftest variables and a module's marks by name
+_global_state_unchanged, collect_ignore, pytest_runtest_makereport, call, pytestmark
 # fields of result objects that users read (REPL, notebooks), not the code itself
 velocity_offset, newton_steps, last_step, univariate_degree
 envelope_opposite, envelope_same, rate_sw2, exponent_sqrt_skewness
