@@ -2,7 +2,7 @@
 (:mod:`symgauss.questions.regime.pace`), on runs simulated step by step."""
 import math
 
-from symgauss.questions.regime.pace import EVERY, FIRST_LOOK, guard, lost_why, too_slow
+from symgauss.questions.regime.pace import EVERY, FIRST_LOOK, first_look, guard, lost_why, too_slow
 
 #: a step length whose sums are exact in floats
 H = 2.0 ** -6
@@ -72,3 +72,13 @@ def test_the_whole_budget_counts():
     for speedup in (1.0, 1.5):
         stop, lost = guard(lambda c, r: r, 2000, 31.0, speedup)
         assert _run(stop, lambda k: H, 2000, inside_at=31.0) == 1984 and not lost
+
+
+def test_a_budget_below_the_first_look_is_looked_at_from_its_half():
+    # 888 steps (the C¹ budget at d = 4): looked at from step 444, i.e. at 600 and 800
+    assert first_look(888) == 444 and first_look(2000) == FIRST_LOOK and first_look(300) == EVERY
+    stop, lost = guard(lambda c, r: r, 888, 100.0)
+    assert _run(stop, lambda k: H, 888) == 600 and lost == [(600, 600 * H)]
+    # one that gets there within its 888 steps is not stopped: entry at t = 13 is step 832
+    stop, lost = guard(lambda c, r: r, 888, 13.0)
+    assert _run(stop, lambda k: H, 888, inside_at=13.0) == 832 and not lost
