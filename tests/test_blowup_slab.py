@@ -240,6 +240,7 @@ def test_a_tampered_slab_certificate_is_not_verified(edit):
     assert v.status in ("not-proved", "invalid"), (edit, v)
 
 
+@pytest.mark.slow
 def test_classify_the_slab_example_is_rigorous_and_holds():
     from symgauss.questions.regime.classify import classify
     r = classify(load_problem(ROOT / "symgauss" / "examples" / "blowup_slab.json"), digits=15)

@@ -161,6 +161,7 @@ def test_a_tampered_bounded_turning_certificate_is_not_verified(edit):
     assert "problem_hash" not in v.reason and "statement" not in v.reason, v.reason
 
 
+@pytest.mark.slow
 def test_classify_the_example_is_bounded_rigorous_and_holds():
     from symgauss.questions.regime.classify import classify
     r = classify(load_problem(EXAMPLE))

@@ -186,6 +186,7 @@ def mutated(draw, share: int):
     return name, op, cert
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("share", range(SHARES))
 @settings(max_examples=1000 // SHARES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
@@ -297,6 +298,7 @@ def test_trusted_kernel_is_small():
     assert n < KERNEL_LINES, n
 
 
+@pytest.mark.slow
 def test_checking_loads_only_the_trusted_kernel():
     """In a fresh interpreter, checking every certificate (kernel.checker.check_file) pulls in
     no symgauss module outside the kernel; then the real command path (symgauss.cli.main, the

@@ -270,6 +270,7 @@ def test_steps_of_eq_1_1_that_change_metric_verify_and_tampered_changes_do_not()
     assert check_certificate(reseal(bad)).status == "not-proved"
 
 
+@pytest.mark.slow
 def test_changed_metrics_are_made_balls_at_the_steps_precision():
     """certificates/blowup_infinity_metrics.json (seed-391 two-heads-42-d3): its compactified
     steps change metric 21 times, and its claim is the search's T* enclosure at 128 bits with one

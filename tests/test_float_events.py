@@ -118,6 +118,7 @@ def test_the_fallback_keeps_a_dense_solution_even_without_a_step(monkeypatch):
     assert sol.sol(0.0)[0] == 20.0
 
 
+@pytest.mark.slow
 def test_a_float_run_that_overflows_before_the_blowup_direction_is_read_does_not_crash():
     """Seed-221 general-21-d4: LSODA towards T* overflowed (NaN) before tr Σ = 1e5, and reading
     Σ/tr Σ from its last column raised scipy's "y0 must be finite" out of classify. Now the

@@ -11,6 +11,7 @@ _print_Transpose, printmethod
 terminal, formatter_class
 # pytest finds autouse fixtures, conftest variables and a module's marks by name
 _global_state_unchanged, collect_ignore, pytest_runtest_makereport, call, pytestmark
+pytest_collection_modifyitems
 # fields of result objects that users read (REPL, notebooks), not the code itself
 velocity_offset, newton_steps, last_step, univariate_degree
 envelope_opposite, envelope_same, rate_sw2, exponent_sqrt_skewness
