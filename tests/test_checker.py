@@ -271,6 +271,17 @@ def test_non_dict_and_garbage():
         assert v.status == "invalid" and v.reason
 
 
+def test_the_kernel_imports_at_module_level_only():
+    """No import inside a function or class of symgauss/kernel: what checking loads is what
+    importing the checker loads (the import-hygiene test above relies on it)."""
+    for path in sorted((ROOT / "symgauss" / "kernel").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        top = {id(node) for node in tree.body}
+        inner = [node.lineno for node in ast.walk(tree)
+                 if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top]
+        assert not inner, f"{path.relative_to(ROOT)}: imports at lines {inner}"
+
+
 def _code_lines(path) -> int:
     """Lines holding code: not blank, not comments, not docstrings."""
     import io
@@ -300,14 +311,20 @@ def test_trusted_kernel_is_small():
 
 @pytest.mark.slow
 def test_checking_loads_only_the_trusted_kernel():
-    """In a fresh interpreter, checking every certificate (kernel.checker.check_file) pulls in
-    no symgauss module outside the kernel; then the real command path (symgauss.cli.main, the
-    package __init__ included) adds only symgauss.cli; and neither loads a search library
-    (one interpreter for both: every kind's checking code is loaded by the first part)."""
+    """In a fresh interpreter, checking a certificate of every kind (kernel.checker.check_file)
+    pulls in no symgauss module outside the kernel; then the real command path
+    (symgauss.cli.main, the package __init__ included) adds only symgauss.cli; and neither loads
+    a search library (one interpreter for both: every kind's checking code is loaded by the
+    first part). The kernel imports at module level only (test below), so the smallest file of
+    each kind runs all the imports; that every file verifies is test_certificates_dir's."""
+    smallest = {}
+    for path in sorted((ROOT / "certificates").glob("*.json"), key=lambda q: q.stat().st_size):
+        smallest.setdefault(json.loads(path.read_text())["kind"], str(path))
+    assert set(smallest) == set(KINDS)
     code = f"""
-import contextlib, glob, io, sys
+import contextlib, io, sys
 from symgauss.kernel.checker import check_file
-files = sorted(glob.glob({str(ROOT)!r} + "/certificates/*.json"))
+files = {sorted(smallest.values())!r}
 for f in files:
     assert check_file(f).ok, f
 library = sorted(m for m in sys.modules
