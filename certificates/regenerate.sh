@@ -50,6 +50,7 @@ symgauss regime "$ex/blowup_stiff.json" --certificate "$out/blowup_slab_stiff.js
 symgauss regime "$ex/blowup_turning.json" --certificate "$out/blowup_turning.json" >/dev/null
 symgauss regime "$ex/blowup_turning_c1.json" --certificate "$out/blowup_turning_c1.json" >/dev/null
 symgauss regime "$ex/riccati_limit.json" --certificate "$out/limit_riccati.json" >/dev/null
+symgauss regime "$ex/singular_limit_vi.json" --certificate "$out/limit_closed_form.json" >/dev/null
 symgauss regime "$ex/bounded.json" --certificate "$out/bounded_linear.json" >/dev/null
 symgauss regime "$ex/decay_a0.json" --certificate "$out/decay_cone.json" >/dev/null
 symgauss regime "$ex/decay_singular_a.json" --certificate "$out/decay_cone_steps.json" >/dev/null

@@ -210,7 +210,7 @@ def claim_holds(cert) -> bool:
         T = _blowup_time(flt(A), flt(_frac_mat(R)), flt(_frac_mat(p.cov0)))
         lo, hi = float(F(c["t_lower"])), float(F(c["t_upper"]))
         return T is not None and lo - 1e-7 * (1 + T) < T <= hi + 1e-7 * (1 + T)
-    if kind == "limit":
+    if kind in ("limit", "limit-closed-form"):
         return _limit_holds(A, heads, p, c)
     if kind in ("limit-riccati", "bounded-linear", "bounded-turning", "decay-cone",
                 "decay-cone-steps", "decay-centre"):

@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 4100  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 4170  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -82,7 +82,10 @@ KERNEL_LINES = 4100  # lines of code of symgauss/kernel (1268 when the closed sc
 # the entries of Σ is 0), A's spectrum by Hurwitz determinants; flow.units, the svec unit
 # matrices, shared with blowup-trajectory (thirty-first attempt); +24 (→ 4094) with kind growth's
 # side test in the mean-value form along the angle and in u, within its own work limit, and its
-# steps charged for every head (thirty-second attempt)
+# steps charged for every head (thirty-second attempt); +63 (→ 4157) with kind limit-closed-form,
+# kind limit's claim when every V_h = v_h I, with Σ(t_enter) from the Riccati equation's closed
+# form (one block exponential in arb) instead of steps; limit's region checks (check_target,
+# require_entry) and blowup's Riccati preamble (riccati_start) shared, thirty-fourth attempt
 
 
 def _certs():

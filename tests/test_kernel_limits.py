@@ -17,7 +17,15 @@ import pytest
 from _mutation import checked_in, reseal, roundtrip
 
 from symgauss.kernel.checker import check_certificate
-from symgauss.kernel.kinds import blowup, growth_riccati, limit, reach, stability, structured
+from symgauss.kernel.kinds import (
+    blowup,
+    growth_riccati,
+    limit,
+    limit_closed,
+    reach,
+    stability,
+    structured,
+)
 from symgauss.kernel.read import MAX_D, read_problem
 
 BUDGET_S, SIZE = 20.0, 64 * 1024
@@ -141,6 +149,32 @@ def _limit_all_steps_pass(d, heads, order=limit.MAX_ORDER, prec=limit.MAX_PREC):
                 {"P": txt(eye(n)), "ell": "99/100", "rho": "1", "order": order, "prec": prec,
                  "steps": [{"h": str(h), "beta": "1/10", "mu": "-199/100", "point": pt}
                            for pt in pts]}, "rigorous")
+
+
+def _limit_closed_at_the_limits(d, heads):
+    """Kind limit-closed-form at its largest d, MAX_PREC bits and a t_enter with a long mantissa
+    at half of MAX_SPAN: A = I/4, V_h = v_h·I (v_h = −3 digits/1000), B_h = GGᵀ + I (3-digit G), so
+    R ≺ 0 and Σ* = −R⁻¹/2 exactly (its long entries the centre); the closed form cancels about
+    t_enter/ln 2 bits (e^{At} against M(t)⁻¹), and every entry of the block exponential is a full
+    ball. Σ(t) → Σ* at rate 1/2 (the linearisation at Σ* is −I/2); the region's rate is 1/4."""
+    from symgauss.kernel.exact import norm_inf
+    n = d * (d + 1) // 2
+    heads_, R = [], flint.fmpq_mat(d, d)
+    for _ in range(heads):
+        G = flint.fmpq_mat(d, d, [rat(3) for _ in range(d * d)])
+        v, B = -rat(3) / 1000, G * G.transpose() + eye(d)
+        heads_.append({"V": txt(eye(d) * v), "B": txt(B)})
+        R += B * (2 * v)
+    C = R.inv() * flint.fmpq(-1, 2)
+    A = eye(d) * flint.fmpq(1, 4)
+    problem = {"cov0": txt(eye(d)), "A": txt(A), "heads": heads_}
+    t = Fraction(limit_closed.MAX_SPAN) / 2 / Fraction(str(norm_inf(A) + norm_inf(R)))
+    return cert("limit-closed-form", problem,
+                {"regime": "stable-equilibrium", "center": txt(C), "radius": "0",
+                 "rate": "1/4", "t_enter": str(t - Fraction(1, 3 ** 40))},
+                {"P": txt(eye(n)), "ell": "99/100",
+                 "rho": str(Fraction(1, 10 ** 6) / Fraction(str(norm_inf(R))) ** 2),
+                 "prec": limit_closed.MAX_PREC}, "rigorous")
 
 
 def _limit_all_c1_steps_pass(d, heads, order, prec):
@@ -302,6 +336,8 @@ CRAFTED = {
     "structured enclosed d=32": lambda: _structured(structured.MAX_D, 1, True),
     "structured enclosed d=16, 8 heads": lambda: _structured(16, 8, True),
     "limit d=5, 8 heads, at the step-work limit": lambda: _limit_all_steps_pass(limit.MAX_D, 8),
+    "limit-closed-form d=5, 8 heads, at its precision and span limits":
+        lambda: _limit_closed_at_the_limits(limit.MAX_D, 8),
     "growth, every region cell at 512 bits": _growth_all_cells,
     "blowup-infinity d=5, 8 heads, compactified steps at the work limit":
         lambda: _infinity_all_compact_steps_pass(limit.MAX_D, 8),

@@ -45,6 +45,7 @@ from symgauss.kernel.kinds import (
     growth_schur,
     in_range,
     limit,
+    limit_closed,
     limit_riccati,
     linear,
     reach,
@@ -58,10 +59,10 @@ from symgauss.kernel.verdict import Invalid, NotProved, Refuted, Verdict
 
 #: kind -> the module that checks it (each module has SCHEMAS, statement(), check())
 KINDS = {kind: module for module in (stability, structured, in_range, blowup, reach, limit,
-                                      limit_riccati, blowup_trajectory, blowup_infinity,
-                                      blowup_slab, blowup_turning, growth, growth_axis,
-                                      growth_schur, growth_riccati, growth_quasi, bounded,
-                                      bounded_turning, decay_cone, decay_centre, linear)
+                                      limit_closed, limit_riccati, blowup_trajectory,
+                                      blowup_infinity, blowup_slab, blowup_turning, growth,
+                                      growth_axis, growth_schur, growth_riccati, growth_quasi,
+                                      bounded, bounded_turning, decay_cone, decay_centre, linear)
          for kind in module.SCHEMAS}
 ENVELOPE_KEYS = {"format", "version", "kind", "problem", "problem_hash", "claim", "witness",
                  "level"}

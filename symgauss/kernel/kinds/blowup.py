@@ -260,6 +260,18 @@ def statement(kind, claim, problem) -> str:
     return out
 
 
+def riccati_start(problem, what: str) -> tuple:
+    """(R, ldl_psd(cov0)) when every V_h = v_h I (else NotProved: only ``what`` is checkable)
+    and cov0 ⪰ 0 (else Invalid)."""
+    R = riccati_R(problem.params)
+    if R is None:
+        raise NotProved(f"some V_h is not a multiple of I, and only {what} is checkable")
+    f = ldl_psd(problem.cov0)
+    if f is None:
+        raise Invalid("problem.cov0 is not positive semidefinite")
+    return R, f
+
+
 def check_claim(claim, problem) -> None:
     """The claim's own consistency (as kind ``blowup``) and constant parameters."""
     lo, hi = claim["t_lower"], claim["t_upper"]
@@ -278,13 +290,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
     check_claim(claim, problem)
     lo, hi = claim["t_lower"], claim["t_upper"]
     p = problem.params
-    R = riccati_R(p)
-    if R is None:
-        raise NotProved("some V_h is not a multiple of I, and only the Riccati (V_h = v_h I) "
-                        "argument of this kind is checkable")
-    f = ldl_psd(problem.cov0)
-    if f is None:
-        raise Invalid("problem.cov0 is not positive semidefinite")
+    R, f = riccati_start(problem, "the Riccati (V_h = v_h I) argument of this kind")
     if f[0] is None:
         raise Refuted("Σ0 = 0, so Σ(t) = 0 for all time: no blow-up")
     Lr, Dinv = f

@@ -178,11 +178,10 @@ def check_region(flow, P, ell, rho, c, rate, F_C) -> None:
     return flow.box(c, [flint.arb(r) for r in radii])
 
 
-def check(kind, claim, witness, problem, ctx) -> None:
-    if problem.params is None:
-        raise Invalid("limit certificates are for time-invariant parameters (no 'controls')")
-    p, d, n = problem.params, problem.d, ctx.n
-    steps = read_timed_steps(witness, n, len(p.heads), claim["t_enter"], problem.d)
+def check_target(claim, witness, p, d: int, n: int) -> Flow:
+    """Checks 1, 3 and 4 of the module docstring (the region, and what it says of Σ*), at the
+    current precision; returns the flow, for check 2 (how Σ(t_enter) is enclosed differs by
+    kind: steps here, the closed form in :mod:`symgauss.kernel.kinds.limit_closed`)."""
     C, r, rate, reg = claim["center"], claim["radius"], claim["rate"], claim["regime"]
     if reg == "decay" and (C != C * 0 or r != 0):
         raise Invalid("decay: claim.center must be 0 and claim.radius 0")
@@ -194,15 +193,31 @@ def check(kind, claim, witness, problem, ctx) -> None:
         ok, why = positive_definite(C - eye(d) * (r * 3 / 2))
         if not ok:
             raise NotProved(f"center − (3/2)·radius·I is not proved positive definite ({why})")
+    flow = Flow(p)
+    box = check_region(flow, P, ell, rho, svec(C), rate, F_C)
+    if reg == "singular-limit" and not (flow.A + flow.attention(box)).trace() < 0:
+        raise NotProved("tr(A + Σ_h V_hSB_h) < 0 is not proved on the region, so the "
+                        "limit is not proved singular")
+    return flow
+
+
+def require_entry(claim, witness, end, r_end, how: str) -> None:
+    """Check 2's end: ‖end − C‖_P + r_end < √ρ (``end`` balls or rationals, ``how`` says what
+    enclosed Σ(t_enter))."""
+    gap = [flint.arb(a) - flint.arb(b) for a, b in zip(end, svec(claim["center"]))]
+    if not p_norm(flint.arb_mat(witness["P"]), gap) + r_end < flint.arb(witness["rho"]).sqrt():
+        raise NotProved(f"the enclosure at t = {short_text(claim['t_enter'])} ({how}) is not "
+                        "proved inside the region")
+
+
+def check(kind, claim, witness, problem, ctx) -> None:
+    if problem.params is None:
+        raise Invalid("limit certificates are for time-invariant parameters (no 'controls')")
+    p, n = problem.params, ctx.n
+    steps = read_timed_steps(witness, n, len(p.heads), claim["t_enter"], problem.d)
     with flint.ctx.workprec(witness["prec"]):
-        flow = Flow(p)
-        box = check_region(flow, P, ell, rho, svec(C), rate, F_C)
-        if reg == "singular-limit" and not (flow.A + flow.attention(box)).trace() < 0:
-            raise NotProved("tr(A + Σ_h V_hSB_h) < 0 is not proved on the region, so the "
-                            "limit is not proved singular")
-        Pa = flint.arb_mat(P)
-        end, r_end = steps_in_region_metric(flow, P, ell, svec(problem.cov0), steps, witness, n)
-        gap = [flint.arb(a) - flint.arb(b) for a, b in zip(end, svec(C))]
-        if not p_norm(Pa, gap) + r_end < flint.arb(rho).sqrt():
-            raise NotProved(f"the enclosure at t = {short_text(claim['t_enter'])} (radius "
-                            f"{float(r_end.mid()):.3g} in ‖·‖_P) is not proved inside the region")
+        flow = check_target(claim, witness, p, problem.d, n)
+        end, r_end = steps_in_region_metric(flow, witness["P"], witness["ell"],
+                                            svec(problem.cov0), steps, witness, n)
+        require_entry(claim, witness, end, r_end,
+                      f"radius {float(r_end.mid()):.3g} in ‖·‖_P")

@@ -36,6 +36,13 @@ class LimitResult:
     center: list | None = None
     rate: str | None = None
     radius: str | None = None
+    method: str | None = None
+
+
+#: how Σ(t_enter) was reached, by kind: validated steps, or (every V_h = v_h I) the closed form
+STEPS_METHOD = "validated Taylor steps into a contraction region (symgauss.questions.regime.basin)"
+CLOSED_METHOD = ("the closed form of the Riccati equation (every V_h = v_h I) at t_enter, inside "
+                 "a contraction region (symgauss.questions.regime.limit_closed)")
 
 
 def _q(x: float, digits: int = 12) -> flint.fmpq:
@@ -280,6 +287,7 @@ def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,
     from symgauss.kernel.flow import Flow
     from symgauss.kernel.read import read_problem
     from symgauss.model.certificate import envelope
+    from symgauss.questions.regime.limit_closed import closed_entry
     kind = proposal["kind"]
     if kind not in ("decay", "stable-equilibrium", "singular-limit"):
         return LimitResult(None, None, f"the float integration does not converge ({kind})")
@@ -304,28 +312,34 @@ def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,
     radius = flint.fmpq(0) if q == 0 else _up(math.sqrt(q / (float(rate) ** 2 * float(ell))))
     if kind == "stable-equilibrium" and not _pd(C - flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]) * (radius * 3 / 2)):
         return LimitResult(None, None, "the limit is too close to singular for its enclosure")
-    run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max,
-                                    only_c1=only_c1,
-                                    t_in=float_entry(problem, P, c, rho, t_max))
-    if not run.stopped:
-        return LimitResult(None, None, f"validated integration did not reach the contraction "
-                           f"region ({run.why})")
+    t_in = float_entry(problem, P, c, rho, t_max)
     claim = {"regime": kind, "center": [[str(C[i, j]) for j in range(d)] for i in range(d)],
-             "radius": str(radius), "rate": str(rate), "t_enter": str(run.t)}
+             "radius": str(radius), "rate": str(rate)}
     witness = {"P": [[str(P[i, j]) for j in range(n)] for i in range(n)], "ell": str(ell),
-               "rho": str(rho), "order": 24, "prec": 128, "steps": run.witness_steps(),
-               **({"metrics": run.witness_metrics()} if run.switches else {}),
-               **({"metric": metric} if metric != "region" else {})}
-    cert = envelope("limit", problem, claim, witness, "rigorous",
-                    "validated Taylor steps into a contraction region (symgauss.questions."
-                    "regime.basin)")
+               "rho": str(rho)}
+    closed = None if only_c1 else closed_entry(ep, P, c, rho, t_in)
+    if closed is not None:
+        cert_kind, method = "limit-closed-form", CLOSED_METHOD
+        claim["t_enter"], witness["prec"] = str(closed[0]), closed[1]
+    else:
+        run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max,
+                                        only_c1=only_c1, t_in=t_in)
+        if not run.stopped:
+            return LimitResult(None, None, f"validated integration did not reach the "
+                               f"contraction region ({run.why})")
+        cert_kind, method = "limit", STEPS_METHOD
+        claim["t_enter"] = str(run.t)
+        witness.update({"order": 24, "prec": 128, "steps": run.witness_steps(),
+                        **({"metrics": run.witness_metrics()} if run.switches else {}),
+                        **({"metric": metric} if metric != "region" else {})})
+    cert = envelope(cert_kind, problem, claim, witness, "rigorous", method)
     verdict = check(cert)
     if verdict.status != "verified":
         return LimitResult(None, None, f"the kernel did not verify the certificate: "
                            f"{verdict.status} ({verdict.reason[:200]})")
     return LimitResult(kind, cert, verdict.reason,
                        [[_text(C[i, j]) for j in range(d)] for i in range(d)],
-                       _text(rate), _text(radius))
+                       _text(rate), _text(radius), method)
 
 
 def _pd(M) -> bool:

@@ -485,8 +485,7 @@ def _limit_regime(problem, proposal, tried):
     notes = () if res.regime == "decay" else (
         f"every entry of Σ* is within {res.radius} of the equilibrium shown",)
     return Regime(res.regime, "rigorous", claim["statement"] + " (kernel: VERIFIED)",
-                  "validated integration into a contraction region (symgauss.questions.regime."
-                  "basin)", equilibrium=eq, rate=res.rate, notes=notes,
+                  res.method, equilibrium=eq, rate=res.rate, notes=notes,
                   certificate_data=res.certificate)
 
 

@@ -1,0 +1,222 @@
+"""Kind ``limit-closed-form`` (issue 13): kind limit's claim when every V_h = v_h I, with Σ(t_enter)
+from the closed form of the Riccati equation, Σ(t) = e^{At}L M(t)⁻¹Lᵀe^{Aᵀt}, instead of steps.
+
+The checked-in certificate (seed-1021 vI-20-d4: validated steps could not reach the region, which
+the float solution enters at t ≈ 174) verifies, and what it claims is seen independently: LSODA
+and scipy's expm put Σ(t_enter) inside the region, and Σ(t) settles at a singular matrix near the
+claimed centre. Every field is tampered with, the sign cases of R are refused or proved as the
+kernel's docstring says, the work limits hold, and ``classify`` answers through this kind.
+"""
+from __future__ import annotations
+
+import copy
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _mutation import checked_in, reseal, roundtrip
+from _oracle import _svec_field
+
+from symgauss import Problem, load_problem
+from symgauss.kernel.checker import check_certificate
+from symgauss.kernel.read import read_problem
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "symgauss" / "examples" / "singular_limit_vi.json"
+
+
+def _m(rows):
+    return np.array([[float(Fraction(x)) for x in r] for r in rows])
+
+
+def _svec(S):
+    d = len(S)
+    return np.array([S[i, j] for i in range(d) for j in range(i, d)])
+
+
+def _closed_form_float(A, R, S0, t):
+    """Σ(t) = e^{At}(I − S0·W(t))⁻¹S0·e^{Aᵀt}, W(t) = ∫_0^t e^{Aᵀs}Re^{As}ds by scipy (quad_vec),
+    in floats: independent of the kernel's Van Loan block and its LDLᵀ."""
+    from scipy.integrate import quad_vec
+    from scipy.linalg import expm
+    W = quad_vec(lambda s: expm(A.T * s) @ R @ expm(A * s), 0, t, epsabs=1e-12)[0]
+    E = expm(A * t)
+    return E @ np.linalg.solve(np.eye(len(A)) - S0 @ W, S0) @ E.T
+
+
+def test_the_checked_in_certificate_verifies_and_holds_by_independent_floats():
+    from scipy.integrate import solve_ivp
+    c = checked_in("limit_closed_form")
+    v = check_certificate(c)
+    assert (v.status, v.kind, v.level) == ("verified", "limit-closed-form", "rigorous"), v.reason
+    p, cl, w = c["problem"], c["claim"], c["witness"]
+    A, V, B, S0 = _m(p["A"]), _m(p["V"]), _m(p["B"]), _m(p["cov0"])
+    C, P, rho = _m(cl["center"]), _m(w["P"]), float(Fraction(w["rho"]))
+    T = float(Fraction(cl["t_enter"]))
+
+    F, full = _flow(A, [(V, B)], 4)
+    sol = solve_ivp(F, (0, T), _svec(S0), method="LSODA", rtol=1e-12, atol=1e-14)
+    e = sol.y[:, -1] - _svec(C)
+    assert e @ P @ e < 0.5 * rho               # LSODA: Σ(t_enter) is inside the region
+    late = solve_ivp(F, (T, 2000), sol.y[:, -1], method="LSODA", rtol=1e-11, atol=1e-14)
+    S = full(late.y[:, -1])
+    assert np.abs(S - C).max() < float(Fraction(cl["radius"])) + 1e-6
+    lam = np.linalg.eigvalsh(S)
+    assert lam[0] < 1e-9 * lam[-1]             # singular
+
+
+@pytest.mark.parametrize("t", [1, 5])
+def test_the_kernels_closed_form_is_the_float_solution(t):
+    """The kernel's closed form (Van Loan block, LDLᵀ of Σ0, arb) against scipy's (quad_vec of
+    expm, Σ0 itself) and LSODA, at times where the float formula is well conditioned (its
+    I − Σ0·W(t) cancels like e^{4t}; e^{At} at t_enter = 210 is about e^{415})."""
+    import flint
+    from scipy.integrate import solve_ivp
+
+    from symgauss.kernel.equations import riccati_R
+    from symgauss.kernel.kinds.blowup import ldl_psd
+    from symgauss.kernel.kinds.limit_closed import closed_form
+    data, ep = _exact("singular_limit_vi.json")
+    A, V, B, S0 = _m(data["A"]), _m(data["V"]), _m(data["B"]), _m(data["cov0"])
+    with flint.ctx.workprec(512):
+        S = closed_form(ep.params.A, riccati_R(ep.params), *ldl_psd(ep.cov0), flint.fmpq(t),
+                        False)
+    got = np.array([[float(S[i, j].mid()) for j in range(4)] for i in range(4)])
+    assert max(float(S[i, j].rad()) for i in range(4) for j in range(4)) < 1e-12
+    scipy_form = _closed_form_float(A, V[0, 0] * (B + B.T), S0, t)
+    F, full = _flow(A, [(V, B)], 4)
+    lsoda = full(solve_ivp(F, (0, t), _svec(S0), method="LSODA", rtol=1e-12,
+                           atol=1e-14).y[:, -1])
+    assert np.abs(got - scipy_form).max() < 1e-7 * np.abs(got).max()
+    assert np.abs(got - lsoda).max() < 1e-7 * np.abs(got).max()
+
+
+def _tampered(edit):
+    c = copy.deepcopy(checked_in("limit_closed_form"))
+    cl, w, p = c["claim"], c["witness"], c["problem"]
+    scale = {"radius": ("radius", Fraction(1, 1000)), "rate": ("rate", 20),
+             "rho_small": ("rho", Fraction(1, 10 ** 6)), "rho_big": ("rho", 10 ** 6),
+             "ell_big": ("ell", 1000)}
+    if edit in scale:
+        key, f = scale[edit]
+        part = cl if key in cl else w
+        part[key] = str(Fraction(part[key]) * f)
+    elif edit in ("t_enter_early", "t_enter_zero", "t_enter_huge"):
+        cl["t_enter"] = {"t_enter_early": "1", "t_enter_zero": "0",
+                         "t_enter_huge": "10000000"}[edit]
+    elif edit in ("prec_low", "prec_over"):
+        w["prec"] = 64 if edit == "prec_low" else 32_769
+    elif edit == "center":
+        cl["center"][0][0] = str(Fraction(cl["center"][0][0]) * (1 + Fraction(1, 10 ** 6)))
+    elif edit == "P":
+        w["P"][0][0] = str(Fraction(w["P"][0][0]) * 2)
+    elif edit in ("regime_stable", "regime_decay"):
+        cl["regime"] = edit.split("_")[1].replace("stable", "stable-equilibrium")
+    elif edit in ("V_not_scalar", "R_indefinite", "cov0_zero"):
+        if edit == "V_not_scalar":
+            p["V"][0][1] = "1/100"
+        elif edit == "R_indefinite":
+            p["B"][0][0] = "-5"
+        else:
+            p["cov0"] = [["0"] * 4 for _ in range(4)]
+        c["problem_hash"] = read_problem(roundtrip(c)["problem"]).hash
+    elif edit == "level":
+        c["level"] = "exact"
+    elif edit == "extra_key":
+        w["steps"] = []
+    return reseal(c)
+
+
+EDITS = {"not-proved": ["radius", "rate", "rho_small", "rho_big", "ell_big", "t_enter_early",
+                        "t_enter_zero", "prec_low", "center", "P", "regime_stable",
+                        "V_not_scalar", "R_indefinite", "cov0_zero"],
+         "invalid": ["prec_over", "t_enter_huge", "regime_decay", "level", "extra_key"]}
+
+
+@pytest.mark.parametrize("status,edit", [(s, e) for s, es in EDITS.items() for e in es])
+def test_a_tampered_certificate_is_refused(status, edit):
+    v = check_certificate(_tampered(edit))
+    assert v.status == status, (edit, v)
+    assert "problem_hash" not in v.reason and "statement" not in v.reason, v.reason
+    if edit == "t_enter_huge":
+        assert "limit" in v.reason and "1048576" in v.reason
+    if edit == "R_indefinite":
+        assert "indefinite" in v.reason
+
+
+def _flow(A, heads, d):
+    """eq. 1.1 on svec (floats) and svec → matrix: the oracle's field."""
+    return _svec_field(A, heads, d)[:2]
+
+
+def _exact(example):
+    import json
+    data = json.loads((ROOT / "symgauss" / "examples" / example).read_text())
+    data.pop("name", None)
+    return data, read_problem(data)
+
+
+def test_the_closed_form_is_refused_past_a_blow_up_when_r_is_positive():
+    """R ⪰ 0 (the example blowup_diag): M(t) ≻ 0 proves that Σ exists up to t. Before T* (LSODA:
+    tr Σ passes 1e9) the closed form is LSODA's Σ(t); past T* it is refused."""
+    import flint
+    from scipy.integrate import solve_ivp
+
+    from symgauss.kernel.equations import riccati_R
+    from symgauss.kernel.exact import is_psd
+    from symgauss.kernel.kinds.blowup import ldl_psd
+    from symgauss.kernel.kinds.limit_closed import closed_form
+    from symgauss.kernel.verdict import NotProved
+    data, ep = _exact("blowup_diag.json")
+    R, (Lr, Dinv) = riccati_R(ep.params), ldl_psd(ep.cov0)
+    assert is_psd(R)
+    d, A = ep.d, _m(data["A"])
+    F, full = _flow(A, [(_m(data["V"]), _m(data["B"]))], d)
+
+    def big(_t, y):
+        return np.trace(full(y)) - 1e9
+    big.terminal = True
+    y0 = _m(data["cov0"])[np.triu_indices(d)]
+    t_star = solve_ivp(F, (0, 100), y0, method="LSODA", rtol=1e-10, atol=1e-12,
+                       events=big).t_events[0][0]
+    half = flint.fmpq(round(t_star * 500), 1000)
+    with flint.ctx.workprec(256):
+        S = closed_form(ep.params.A, R, Lr, Dinv, half, True)
+        with pytest.raises(NotProved, match="R ⪰ 0"):
+            closed_form(ep.params.A, R, Lr, Dinv, flint.fmpq(round(t_star * 1500), 1000), True)
+    ref = full(solve_ivp(F, (0, float(half)), y0, method="LSODA", rtol=1e-12,
+                         atol=1e-14).y[:, -1])
+    got = np.array([[float(S[i, j].mid()) for j in range(d)] for i in range(d)])
+    assert np.abs(got - ref).max() < 1e-8 * np.abs(ref).max()
+
+
+#: d = 2, A Hurwitz, V = I/2, B = I (R = I ⪰ 0): a small Σ0 decays to 0 before the quadratic
+#: term can blow it up
+RISING = {"A": [["-1", "1/2"], ["0", "-2"]], "V": [["1/2", "0"], ["0", "1/2"]],
+          "B": [["1", "0"], ["0", "1"]], "cov0": [["1/4", "1/8"], ["1/8", "1/4"]]}
+
+
+def test_a_decay_with_r_positive_is_proved_through_m_at_t_enter():
+    from symgauss.questions.regime.basin import find_limit
+    from symgauss.questions.regime.reference import reference_regime
+    problem = Problem(**RISING)
+    res = find_limit(problem, reference_regime(problem))
+    assert res.certificate is not None, res.why
+    assert (res.certificate["kind"], res.regime) == ("limit-closed-form", "decay")
+    v = check_certificate(res.certificate)
+    assert v.status == "verified", v.reason
+    bad = copy.deepcopy(res.certificate)       # the same, with V = 4I: it blows up before t_enter
+    bad["problem"]["V"] = [["4", "0"], ["0", "4"]]
+    bad["problem_hash"] = read_problem(roundtrip(bad)["problem"]).hash
+    assert check_certificate(reseal(bad)).status == "not-proved"
+
+
+def test_classify_proves_the_example_through_this_kind():
+    from symgauss.questions.regime.classify import classify
+    r = classify(load_problem(EXAMPLE))
+    assert (r.kind, r.level) == ("singular-limit", "rigorous"), (r.evidence, r.tried)
+    assert r.certificate_data["kind"] == "limit-closed-form"
+    assert check_certificate(r.certificate_data).status == "verified"
+    C = _m(r.certificate_data["claim"]["center"])
+    assert np.abs(C - _m(checked_in("limit_closed_form")["claim"]["center"])).max() < 1e-9
