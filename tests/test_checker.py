@@ -85,7 +85,9 @@ KERNEL_LINES = 4170  # lines of code of symgauss/kernel (1268 when the closed sc
 # steps charged for every head (thirty-second attempt); +63 (→ 4157) with kind limit-closed-form,
 # kind limit's claim when every V_h = v_h I, with Σ(t_enter) from the Riccati equation's closed
 # form (one block exponential in arb) instead of steps; limit's region checks (check_target,
-# require_entry) and blowup's Riccati preamble (riccati_start) shared, thirty-fourth attempt
+# require_entry) and blowup's Riccati preamble (riccati_start) shared, thirty-fourth attempt; +8
+# (→ 4165) with the span limit t·(‖A‖_∞ + ‖R‖_∞) ≤ 2²⁰ of both kinds' block exponentials (a
+# t_upper of 10²⁰⁰⁰/7 kept kind blowup busy 66 s)
 
 
 def _certs():

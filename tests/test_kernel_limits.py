@@ -153,7 +153,7 @@ def _limit_all_steps_pass(d, heads, order=limit.MAX_ORDER, prec=limit.MAX_PREC):
 
 def _limit_closed_at_the_limits(d, heads):
     """Kind limit-closed-form at its largest d, MAX_PREC bits and a t_enter with a long mantissa
-    at half of MAX_SPAN: A = I/4, V_h = v_h·I (v_h = −3 digits/1000), B_h = GGᵀ + I (3-digit G), so
+    at half of blowup.MAX_SPAN: A = I/4, V_h = v_h·I (v_h = −3 digits/1000), B_h = GGᵀ + I (3-digit G), so
     R ≺ 0 and Σ* = −R⁻¹/2 exactly (its long entries the centre); the closed form cancels about
     t_enter/ln 2 bits (e^{At} against M(t)⁻¹), and every entry of the block exponential is a full
     ball. Σ(t) → Σ* at rate 1/2 (the linearisation at Σ* is −I/2); the region's rate is 1/4."""
@@ -168,7 +168,7 @@ def _limit_closed_at_the_limits(d, heads):
     C = R.inv() * flint.fmpq(-1, 2)
     A = eye(d) * flint.fmpq(1, 4)
     problem = {"cov0": txt(eye(d)), "A": txt(A), "heads": heads_}
-    t = Fraction(limit_closed.MAX_SPAN) / 2 / Fraction(str(norm_inf(A) + norm_inf(R)))
+    t = Fraction(blowup.MAX_SPAN) / 2 / Fraction(str(norm_inf(A) + norm_inf(R)))
     return cert("limit-closed-form", problem,
                 {"regime": "stable-equilibrium", "center": txt(C), "radius": "0",
                  "rate": "1/4", "t_enter": str(t - Fraction(1, 3 ** 40))},
@@ -497,6 +497,12 @@ def test_past_a_limit_is_invalid_and_says_which():
     assert "d ≤ 12" in reason
     b = _blowup_all_steps_pass(2, 512)
     assert "4096" in _over(b, lambda c: c["witness"].update(prec=blowup.MAX_PREC + 1))
+    # a late t_upper: the block exponential's squarings (10²⁰⁰⁰/7 at d = 8 took 66 s)
+    assert str(blowup.MAX_SPAN) in _over(b, lambda c: c["claim"].update(
+        t_lower="1" + "0" * 2000 + "/7", t_upper="1" + "0" * 2000))
+    lc = _limit_closed_at_the_limits(2, 1)
+    assert str(blowup.MAX_SPAN) in _over(lc, lambda c: c["claim"].update(
+        t_enter="1" + "0" * 2000 + "/7"))
     n = blowup.MAX_PARTITION + 1
     _over(b, lambda c: c["witness"].update(partition=[str(Fraction(i, 3 * n))
                                                       for i in range(n + 1)]))

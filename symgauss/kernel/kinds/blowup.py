@@ -54,13 +54,16 @@ from __future__ import annotations
 import flint
 
 from symgauss.kernel.equations import riccati_R
-from symgauss.kernel.exact import eye, is_psd
+from symgauss.kernel.exact import eye, is_psd, norm_inf
 from symgauss.kernel.flow import frobenius_upper
 from symgauss.kernel.read import short_text
 from symgauss.kernel.schema import Field, Schema, choice, decimal, integer, positive, rationals, raw
 from symgauss.kernel.verdict import Invalid, NotProved, Refuted
 
 MAX_D, MAX_PARTITION = 8, 256
+#: t·(‖A‖_∞ + ‖R‖_∞) at most this for every t whose block exponential is taken (arb squares
+#: about log₂ of it times: t_lower = 10²⁰⁰⁰/7 at d = 8 took 66 s before this limit)
+MAX_SPAN = 2 ** 20
 MIN_PREC, MAX_PREC = 64, 4096
 SCHEMAS = {"blowup": Schema(
     {"t_lower": Field(positive), "t_upper": Field(positive), "t_star": Field(decimal, False)},
@@ -272,6 +275,13 @@ def riccati_start(problem, what: str) -> tuple:
     return R, f
 
 
+def require_span(t, A, R, where: str, kind: str) -> None:
+    """Invalid unless t·(‖A‖_∞ + ‖R‖_∞) ≤ MAX_SPAN (``where`` names t)."""
+    if t * (norm_inf(A) + norm_inf(R)) > MAX_SPAN:
+        raise Invalid(f"{where}·(‖A‖_∞ + ‖R‖_∞) is over the limit {MAX_SPAN} of kind {kind} "
+                      "(the work of its block exponential)")
+
+
 def check_claim(claim, problem) -> None:
     """The claim's own consistency (as kind ``blowup``) and constant parameters."""
     lo, hi = claim["t_lower"], claim["t_upper"]
@@ -291,6 +301,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
     lo, hi = claim["t_lower"], claim["t_upper"]
     p = problem.params
     R, f = riccati_start(problem, "the Riccati (V_h = v_h I) argument of this kind")
+    require_span(hi, p.A, R, "claim.t_upper", kind)
     if f[0] is None:
         raise Refuted("Σ0 = 0, so Σ(t) = 0 for all time: no blow-up")
     Lr, Dinv = f
