@@ -220,3 +220,27 @@ def test_classify_proves_the_example_through_this_kind():
     assert check_certificate(r.certificate_data).status == "verified"
     C = _m(r.certificate_data["claim"]["center"])
     assert np.abs(C - _m(checked_in("limit_closed_form")["claim"]["center"])).max() < 1e-9
+
+
+def test_the_search_leaves_indefinite_r_late_or_unknown_entries_to_the_steps():
+    """closed_entry proposes (T, bits) only where the kernel can say yes: R semidefinite, a float
+    entry time, and T within the kernel's span limit; else None, and find_limit's steps run."""
+    import flint
+
+    from symgauss.questions.regime.limit_closed import closed_entry
+    cert = checked_in("limit_closed_form")
+    data, ep = _exact("singular_limit_vi.json")
+    n = 10
+    def q(x):
+        f = Fraction(x)
+        return flint.fmpq(f.numerator, f.denominator)
+    P = flint.fmpq_mat(n, n, [q(x) for row in cert["witness"]["P"] for x in row])
+    C = cert["claim"]["center"]
+    c = [q(C[i][j]) for i in range(4) for j in range(i, 4)]
+    rho = q(cert["witness"]["rho"])
+    T, prec = closed_entry(ep, P, c, rho, 174.3)
+    assert T >= flint.fmpq(1743 * 12, 100) and 64 <= prec <= 32_768
+    for t_in in (None, float("inf"), 1e9):
+        assert closed_entry(ep, P, c, rho, t_in) is None
+    data["B"][0][0] = "-5"          # R = −(B + Bᵀ)/2 indefinite
+    assert closed_entry(read_problem(data), P, c, rho, 174.3) is None

@@ -317,29 +317,31 @@ def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,
              "radius": str(radius), "rate": str(rate)}
     witness = {"P": [[str(P[i, j]) for j in range(n)] for i in range(n)], "ell": str(ell),
                "rho": str(rho)}
+
+    def result(cert_kind, cl, wit, method):
+        cert = envelope(cert_kind, problem, cl, wit, "rigorous", method)
+        verdict = check(cert)
+        if verdict.status != "verified":
+            return LimitResult(None, None, f"the kernel did not verify the certificate: "
+                               f"{verdict.status} ({verdict.reason[:200]})")
+        return LimitResult(kind, cert, verdict.reason,
+                           [[_text(C[i, j]) for j in range(d)] for i in range(d)],
+                           _text(rate), _text(radius), method)
     closed = None if only_c1 else closed_entry(ep, P, c, rho, t_in)
-    if closed is not None:
-        cert_kind, method = "limit-closed-form", CLOSED_METHOD
-        claim["t_enter"], witness["prec"] = str(closed[0]), closed[1]
-    else:
-        run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max,
-                                        only_c1=only_c1, t_in=t_in)
-        if not run.stopped:
-            return LimitResult(None, None, f"validated integration did not reach the "
-                               f"contraction region ({run.why})")
-        cert_kind, method = "limit", STEPS_METHOD
-        claim["t_enter"] = str(run.t)
-        witness.update({"order": 24, "prec": 128, "steps": run.witness_steps(),
-                        **({"metrics": run.witness_metrics()} if run.switches else {}),
-                        **({"metric": metric} if metric != "region" else {})})
-    cert = envelope(cert_kind, problem, claim, witness, "rigorous", method)
-    verdict = check(cert)
-    if verdict.status != "verified":
-        return LimitResult(None, None, f"the kernel did not verify the certificate: "
-                           f"{verdict.status} ({verdict.reason[:200]})")
-    return LimitResult(kind, cert, verdict.reason,
-                       [[_text(C[i, j]) for j in range(d)] for i in range(d)],
-                       _text(rate), _text(radius), method)
+    if closed is not None:      # the kernel re-checks it; if it did not agree, the steps
+        res = result("limit-closed-form", {**claim, "t_enter": str(closed[0])},
+                     {**witness, "prec": closed[1]}, CLOSED_METHOD)
+        if res.certificate is not None:
+            return res
+    run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max,
+                                    only_c1=only_c1, t_in=t_in)
+    if not run.stopped:
+        return LimitResult(None, None, f"validated integration did not reach the contraction "
+                           f"region ({run.why})")
+    return result("limit", {**claim, "t_enter": str(run.t)},
+                  {**witness, "order": 24, "prec": 128, "steps": run.witness_steps(),
+                   **({"metrics": run.witness_metrics()} if run.switches else {}),
+                   **({"metric": metric} if metric != "region" else {})}, STEPS_METHOD)
 
 
 def _pd(M) -> bool:

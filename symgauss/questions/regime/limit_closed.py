@@ -27,12 +27,12 @@ SAFETY, EXTRA_BITS = 1.25, 128
 
 def closed_entry(ep, P, c, rho, t_in) -> tuple | None:
     """(T, prec) with the kernel's closed-form ball of Σ(T) inside {‖x − c‖_P² < ρ}, or None
-    (not every V_h = v_h I, Σ0 = 0, R indefinite, no float entry, or no precision within the
-    kernel's limit gets the ball in)."""
+    (not every V_h = v_h I, Σ0 = 0, R indefinite, no float entry, T over the kernel's span
+    limit, or no precision within its limit gets the ball in)."""
     from symgauss.kernel.equations import riccati_R
-    from symgauss.kernel.exact import is_psd
+    from symgauss.kernel.exact import is_psd, norm_inf
     from symgauss.kernel.flow import p_norm
-    from symgauss.kernel.kinds.blowup import ldl_psd
+    from symgauss.kernel.kinds.blowup import MAX_SPAN, ldl_psd
     from symgauss.kernel.kinds.limit_closed import MAX_PREC, closed_form
     R = riccati_R(ep.params)
     f = None if R is None else ldl_psd(ep.cov0)
@@ -42,8 +42,11 @@ def closed_entry(ep, P, c, rho, t_in) -> tuple | None:
     if not falling and not is_psd(R):
         return None
     growth = max(0.0, _max_real_eig(ep.params.A))
+    scale = norm_inf(ep.params.A) + norm_inf(R)
     for factor, offset in ENTRY_MARGINS:
         T = flint.fmpq(math.ceil((factor * t_in + offset) * 100), 100)
+        if T * scale > MAX_SPAN:       # the kernel would not read it: the steps are tried
+            break
         prec = int(SAFETY * 4 * growth * float(T) / math.log(2)) + EXTRA_BITS
         while prec <= MAX_PREC:
             with flint.ctx.workprec(prec):
