@@ -524,22 +524,24 @@ def _certificate(problem, kind: str):
         res = certify(problem)
     if res.status == "verified":
         return res.certificate, "stable"
-    cert, why = _limit_certificate(problem)
+    cert, found = _limit_certificate(problem)      # found: the kind, or why there is none
     if cert is not None:
-        return cert, "limit"
+        return cert, found
     return None, (f"symgauss.questions.stability.certify.certify: {res.status} ({res.reason}); "
-                  f"validated integration: {why}")
+                  f"validated integration: {found}")
 
 
 def _limit_certificate(problem):
-    """(a ``limit`` certificate, "limit") for a convergent answer found another way, or (None, why)."""
+    """(a ``limit`` or ``limit-closed-form`` certificate, its kind) for a convergent answer found
+    another way, or (None, why)."""
     from symgauss.kernel.kinds.limit import MAX_D
     from symgauss.questions.regime.basin import find_limit
     from symgauss.questions.regime.reference import reference_regime
     if problem.d > MAX_D:
         return None, f"d = {problem.d} is over the limit d ≤ {MAX_D} of kind 'limit'"
     res = find_limit(problem, reference_regime(problem))
-    return (res.certificate, "limit") if res.certificate is not None else (None, res.why)
+    return ((res.certificate, res.certificate["kind"]) if res.certificate is not None
+            else (None, res.why))
 
 
 def _with_certificate(problem, regime: Regime, certificate_dir, certificate_file) -> Regime:
