@@ -3,9 +3,11 @@ from the closed form of the Riccati equation, Σ(t) = e^{At}L M(t)⁻¹Lᵀe^{A�
 
 The checked-in certificate (seed-1021 vI-20-d4: validated steps could not reach the region, which
 the float solution enters at t ≈ 174) verifies, and what it claims is seen independently: LSODA
-and scipy's expm put Σ(t_enter) inside the region, and Σ(t) settles at a singular matrix near the
-claimed centre. Every field is tampered with, the sign cases of R are refused or proved as the
-kernel's docstring says, the work limits hold, and ``classify`` answers through this kind.
+puts Σ(t_enter) inside the region, and Σ(t) settles at a singular matrix near the claimed
+centre; the kernel's closed form is scipy's (quad_vec of expm) and LSODA's at early times. Every
+field is tampered with, the sign cases of R are refused or proved as the kernel's docstring says,
+the work limits hold, ``classify`` answers through this kind, and the search leaves to the steps
+what the kernel would not accept.
 """
 from __future__ import annotations
 
