@@ -87,7 +87,8 @@ KERNEL_LINES = 4170  # lines of code of symgauss/kernel (1268 when the closed sc
 # form (one block exponential in arb) instead of steps; limit's region checks (check_target,
 # require_entry) and blowup's Riccati preamble (riccati_start) shared, thirty-fourth attempt; +8
 # (→ 4165) with the span limit t·(‖A‖_∞ + ‖R‖_∞) ≤ 2²⁰ of both kinds' block exponentials (a
-# t_upper of 10²⁰⁰⁰/7 kept kind blowup busy 66 s)
+# t_upper of 10²⁰⁰⁰/7 kept kind blowup busy 66 s); +4 (→ 4169) with the sign rule of R as one
+# function (limit_closed.falls), which the search calls too
 
 
 def _certs():

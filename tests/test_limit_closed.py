@@ -237,12 +237,11 @@ def test_the_search_leaves_indefinite_r_late_or_unknown_entries_to_the_steps():
         f = Fraction(x)
         return flint.fmpq(f.numerator, f.denominator)
     P = flint.fmpq_mat(n, n, [q(x) for row in cert["witness"]["P"] for x in row])
-    C = cert["claim"]["center"]
-    c = [q(C[i][j]) for i in range(4) for j in range(i, 4)]
+    C = flint.fmpq_mat(4, 4, [q(x) for row in cert["claim"]["center"] for x in row])
     rho = q(cert["witness"]["rho"])
-    T, prec = closed_entry(ep, P, c, rho, 174.3)
+    T, prec = closed_entry(ep, P, C, rho, 174.3)
     assert T >= flint.fmpq(1743 * 12, 100) and 64 <= prec <= 32_768
     for t_in in (None, float("inf"), 1e9):
-        assert closed_entry(ep, P, c, rho, t_in) is None
+        assert closed_entry(ep, P, C, rho, t_in) is None
     data["B"][0][0] = "-5"          # R = −(B + Bᵀ)/2 indefinite
-    assert closed_entry(read_problem(data), P, c, rho, 174.3) is None
+    assert closed_entry(read_problem(data), P, C, rho, 174.3) is None

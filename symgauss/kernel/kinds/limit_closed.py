@@ -72,6 +72,16 @@ def closed_form(A, R, Lr, Dinv, t, rising: bool):
     return (S + S.transpose()) / 2
 
 
+def falls(R) -> bool:
+    """True when R ⪯ 0, False when R ⪰ 0 (exact); NotProved when R is indefinite."""
+    if is_psd(R * -1):
+        return True
+    if not is_psd(R):
+        raise NotProved("R = Σ_h v_h(B_h + B_hᵀ) is indefinite: this kind proves that Σ exists "
+                        "up to t_enter only when R ⪯ 0 or R ⪰ 0")
+    return False
+
+
 def check(kind, claim, witness, problem, ctx) -> None:
     if problem.params is None:
         raise Invalid("limit certificates are for time-invariant parameters (no 'controls')")
@@ -80,10 +90,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
     if f[0] is None:
         raise NotProved("Σ0 = 0: the closed form needs a non-zero Σ0")
     require_span(claim["t_enter"], p.A, R, "claim.t_enter", kind)
-    falling = is_psd(R * -1)
-    if not falling and not is_psd(R):
-        raise NotProved("R = Σ_h v_h(B_h + B_hᵀ) is indefinite: this kind proves that Σ exists "
-                        "up to t_enter only when R ⪯ 0 or R ⪰ 0")
+    falling = falls(R)
     with flint.ctx.workprec(min(witness["prec"], limit.MAX_PREC)):     # ample for the region
         check_target(claim, witness, p, problem.d, ctx.n)
     with flint.ctx.workprec(witness["prec"]):

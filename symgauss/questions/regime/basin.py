@@ -327,7 +327,7 @@ def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,
         return LimitResult(kind, cert, verdict.reason,
                            [[_text(C[i, j]) for j in range(d)] for i in range(d)],
                            _text(rate), _text(radius), method)
-    closed = None if only_c1 else closed_entry(ep, P, c, rho, t_in)
+    closed = None if only_c1 else closed_entry(ep, P, C, rho, t_in)
     if closed is not None:      # the kernel re-checks it; if it did not agree, the steps
         res = result("limit-closed-form", {**claim, "t_enter": str(closed[0])},
                      {**witness, "prec": closed[1]}, CLOSED_METHOD)

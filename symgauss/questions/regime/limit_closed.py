@@ -25,21 +25,22 @@ ENTRY_MARGINS = ((1.2, 1.0), (2.0, 5.0))
 SAFETY, EXTRA_BITS = 1.25, 128
 
 
-def closed_entry(ep, P, c, rho, t_in) -> tuple | None:
-    """(T, prec) with the kernel's closed-form ball of Σ(T) inside {‖x − c‖_P² < ρ}, or None
-    (not every V_h = v_h I, Σ0 = 0, R indefinite, no float entry, T over the kernel's span
-    limit, or no precision within its limit gets the ball in)."""
-    from symgauss.kernel.equations import riccati_R
-    from symgauss.kernel.exact import is_psd, norm_inf
-    from symgauss.kernel.flow import p_norm
+def closed_entry(ep, P, C, rho, t_in) -> tuple | None:
+    """(T, prec) with the kernel's closed-form ball of Σ(T) inside {‖x − svec C‖_P² < ρ} (the
+    kernel's own entry test), or None (not every V_h = v_h I, Σ0 = 0, R indefinite, no float
+    entry, T over the kernel's span limit, or no precision within its limit gets the ball in)."""
+    from symgauss.kernel.equations import riccati_R, svec
+    from symgauss.kernel.exact import norm_inf
     from symgauss.kernel.kinds.blowup import MAX_SPAN, ldl_psd
-    from symgauss.kernel.kinds.limit_closed import MAX_PREC, closed_form
+    from symgauss.kernel.kinds.limit import require_entry
+    from symgauss.kernel.kinds.limit_closed import MAX_PREC, closed_form, falls
     R = riccati_R(ep.params)
     f = None if R is None else ldl_psd(ep.cov0)
     if f is None or f[0] is None or t_in is None or not math.isfinite(t_in):
         return None
-    falling = is_psd(R * -1)
-    if not falling and not is_psd(R):
+    try:
+        falling = falls(R)
+    except NotProved:
         return None
     growth = max(0.0, _max_real_eig(ep.params.A))
     scale = norm_inf(ep.params.A) + norm_inf(R)
@@ -52,16 +53,16 @@ def closed_entry(ep, P, c, rho, t_in) -> tuple | None:
             with flint.ctx.workprec(prec):
                 try:
                     S = closed_form(ep.params.A, R, *f, T, not falling)
-                except NotProved:
-                    prec *= 2
-                    continue
-                d = S.nrows()
-                gap = [S[i, j] - flint.arb(c[k]) for k, (i, j) in
-                       enumerate((i, j) for i in range(d) for j in range(i, d))]
-                if p_norm(flint.arb_mat(P), gap) < flint.arb(rho).sqrt():
-                    return T, prec
-                if max(x.rad() for x in gap) < 1e-6 * math.sqrt(float(rho)):
-                    break       # a thin ball outside the region: a later T may get in
+                except NotProved:       # M(T) not proved invertible (or ≻ 0): more bits
+                    S = None
+                if S is not None:
+                    try:
+                        require_entry({"center": C, "t_enter": T}, {"P": P, "rho": rho},
+                                      svec(S), flint.arb(0), "")
+                        return T, prec
+                    except NotProved:
+                        if max(x.rad() for x in svec(S)) < 1e-6 * math.sqrt(float(rho)):
+                            break   # a thin ball outside the region: a later T may get in
             prec *= 2
     return None
 
