@@ -51,6 +51,7 @@ symgauss regime "$ex/blowup_turning.json" --certificate "$out/blowup_turning.jso
 symgauss regime "$ex/blowup_turning_c1.json" --certificate "$out/blowup_turning_c1.json" >/dev/null
 symgauss regime "$ex/riccati_limit.json" --certificate "$out/limit_riccati.json" >/dev/null
 symgauss regime "$ex/singular_limit_vi.json" --certificate "$out/limit_closed_form.json" >/dev/null
+symgauss regime "$ex/singular_limit_vi_indefinite.json" --certificate "$out/limit_closed_pieces.json" >/dev/null
 symgauss regime "$ex/bounded.json" --certificate "$out/bounded_linear.json" >/dev/null
 symgauss regime "$ex/decay_a0.json" --certificate "$out/decay_cone.json" >/dev/null
 symgauss regime "$ex/decay_singular_a.json" --certificate "$out/decay_cone_steps.json" >/dev/null

@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 4170  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 4225  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -88,7 +88,10 @@ KERNEL_LINES = 4170  # lines of code of symgauss/kernel (1268 when the closed sc
 # require_entry) and blowup's Riccati preamble (riccati_start) shared, thirty-fourth attempt; +8
 # (→ 4165) with the span limit t·(‖A‖_∞ + ‖R‖_∞) ≤ 2²⁰ of both kinds' block exponentials (a
 # t_upper of 10²⁰⁰⁰/7 kept kind blowup busy 66 s); +4 (→ 4169) with the sign rule of R as one
-# function (limit_closed.falls), which the search calls too
+# function (limit_closed.falls), which the search calls too; +51 (→ 4220) with kind
+# limit-closed-form for any R: existence up to t_enter piece by piece, M(t) ⪰ M(t_k) −
+# E_kᵀG'(h)E_k with R' ⪰ R, R' ⪰ 0 (the witness's pieces as runs [count, h], and bound R'),
+# thirty-fifth attempt
 
 
 def _certs():

@@ -177,6 +177,23 @@ def _limit_closed_at_the_limits(d, heads):
                  "prec": limit_closed.MAX_PREC}, "rigorous")
 
 
+def _limit_pieces_at_the_limits(prec):
+    """:func:`_limit_closed_at_the_limits` (d = 5, 8 heads) with pieces at ``prec`` bits and
+    R' = 0 (R ≺ 0): as many runs as the kernel reads there, all but the last a single piece of its
+    own length (each its own two block exponentials, about 0.9·t_enter/runs long), the last as many
+    equal pieces as the piece limit leaves, and every piece passes (A = I/4: no wrapping)."""
+    c = _limit_closed_at_the_limits(limit.MAX_D, 8)
+    t, w = Fraction(c["claim"]["t_enter"]), -(-prec // 512)
+    runs = limit_closed.MAX_RUN_WORK // w ** 2
+    pieces = limit_closed.MAX_PIECE_WORK // w
+    base = int(t * 900 / runs)                  # short lengths, 90 % of t_enter in all
+    h = [Fraction(base + i, 1000) for i in range(runs - 1)]
+    last = pieces - (runs - 1)
+    c["witness"].update(prec=prec, bound=[["0"] * limit.MAX_D for _ in range(limit.MAX_D)],
+                        pieces=[[1, str(x)] for x in h] + [[last, str((t - sum(h)) / last)]])
+    return reseal(c)
+
+
 def _limit_all_c1_steps_pass(d, heads, order, prec):
     """:func:`_limit_all_steps_pass` with C¹ steps (key ``nu``): as many as the work limit lets
     the kernel read at d, heads, order, prec (a C¹ step is charged flow.STEP_COST["c1"]), every
@@ -338,6 +355,10 @@ CRAFTED = {
     "limit d=5, 8 heads, at the step-work limit": lambda: _limit_all_steps_pass(limit.MAX_D, 8),
     "limit-closed-form d=5, 8 heads, at its precision and span limits":
         lambda: _limit_closed_at_the_limits(limit.MAX_D, 8),
+    "limit-closed-form d=5, 8 heads, at its piece and run limits, 1024 bits":
+        lambda: _limit_pieces_at_the_limits(1024),
+    "limit-closed-form d=5, 8 heads, at its piece and run limits, 22528 bits":
+        lambda: _limit_pieces_at_the_limits(22528),
     "growth, every region cell at 512 bits": _growth_all_cells,
     "blowup-infinity d=5, 8 heads, compactified steps at the work limit":
         lambda: _infinity_all_compact_steps_pass(limit.MAX_D, 8),
@@ -503,6 +524,10 @@ def test_past_a_limit_is_invalid_and_says_which():
     lc = _limit_closed_at_the_limits(2, 1)
     assert str(blowup.MAX_SPAN) in _over(lc, lambda c: c["claim"].update(
         t_enter="1" + "0" * 2000 + "/7"))
+    pc = _limit_pieces_at_the_limits(2048)          # one piece, or one run, too many
+    assert "the limits of kind" in _over(pc, lambda c: c["witness"]["pieces"][-1].__setitem__(
+        0, c["witness"]["pieces"][-1][0] + 1))
+    assert "the limits of kind" in _over(pc, lambda c: c["witness"].update(prec=2049))
     n = blowup.MAX_PARTITION + 1
     _over(b, lambda c: c["witness"].update(partition=[str(Fraction(i, 3 * n))
                                                       for i in range(n + 1)]))

@@ -330,7 +330,7 @@ def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,
     closed = None if only_c1 else closed_entry(ep, P, C, rho, t_in)
     if closed is not None:      # the kernel re-checks it; if it did not agree, the steps
         res = result("limit-closed-form", {**claim, "t_enter": str(closed[0])},
-                     {**witness, "prec": closed[1]}, CLOSED_METHOD)
+                     {**witness, **closed[1]}, CLOSED_METHOD)
         if res.certificate is not None:
             return res
     run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max,
