@@ -45,6 +45,15 @@ CLOSED_METHOD = ("the closed form of the Riccati equation (every V_h = v_h I) at
                  "a contraction region (symgauss.questions.regime.limit_closed)")
 
 
+def _pieces_note(fields: dict) -> str:
+    """What the closed form's existence proof was, when R is indefinite (its pieces)."""
+    if "pieces" not in fields:
+        return ""
+    n = sum(k for k, _ in fields["pieces"])
+    return (f"; R indefinite: Σ proved to exist up to t_enter on {n} pieces "
+            f"(as {len(fields['pieces'])} runs of equally long pieces)")
+
+
 def _q(x: float, digits: int = 12) -> flint.fmpq:
     """x rounded to ``digits`` significant digits, as an exact rational."""
     from symgauss.integrate.validated import significant
@@ -330,7 +339,7 @@ def find_limit(problem, proposal: dict, *, t_max: float = 2000.0,
     closed = None if only_c1 else closed_entry(ep, P, C, rho, t_in)
     if closed is not None:      # the kernel re-checks it; if it did not agree, the steps
         res = result("limit-closed-form", {**claim, "t_enter": str(closed[0])},
-                     {**witness, **closed[1]}, CLOSED_METHOD)
+                     {**witness, **closed[1]}, CLOSED_METHOD + _pieces_note(closed[1]))
         if res.certificate is not None:
             return res
     run, metric = steps_into_region(p, svec(ep.cov0), P, ell, c, rho, t_max=t_max,
