@@ -31,7 +31,7 @@ SAFETY, EXTRA_BITS = 1.25, 128
 
 
 def closed_entry(ep, P, C, rho, t_in) -> tuple | None:
-    """(T, witness fields: ``prec``, and ``pieces`` and ``shift`` when R is indefinite) with the
+    """(T, witness fields: ``prec``, and ``pieces`` and ``bound`` when R is indefinite) with the
     kernel's closed-form ball of Σ(T) inside {‖x − svec C‖_P² < ρ} (the kernel's own entry test)
     and, for an indefinite R, M ≻ 0 proved on [0, T] piece by piece (:func:`pieces_for`); or
     None (not every V_h = v_h I, Σ0 = 0, no float entry, T over the kernel's span limit, or no
@@ -46,9 +46,9 @@ def closed_entry(ep, P, C, rho, t_in) -> tuple | None:
     if f is None or f[0] is None or t_in is None or not math.isfinite(t_in):
         return None
     try:
-        falling, shift = falls(R), None
+        rising, bound = not falls(R), None
     except NotProved:                   # indefinite: existence piece by piece, from t = 0
-        falling, shift = True, positive_part(R)
+        rising, bound = False, positive_part(R)
     growth, d = max(0.0, _max_real_eig(ep.params.A)), R.nrows()
     scale = norm_inf(ep.params.A) + norm_inf(R)
     for factor, offset in ENTRY_MARGINS:
@@ -59,7 +59,7 @@ def closed_entry(ep, P, C, rho, t_in) -> tuple | None:
         while prec <= MAX_PREC:
             with flint.ctx.workprec(prec):
                 try:
-                    S = closed_form(ep.params.A, R, *f, T, not falling)
+                    S = closed_form(ep.params.A, R, *f, T, rising)
                 except NotProved:       # M(T) not proved invertible (or ≻ 0): more bits
                     S = None
                 if S is not None:
@@ -70,13 +70,12 @@ def closed_entry(ep, P, C, rho, t_in) -> tuple | None:
                         if max(x.rad() for x in svec(S)) < 1e-6 * math.sqrt(float(rho)):
                             break   # a thin ball outside the region: a later T may get in
                     else:
-                        if shift is None:
+                        if bound is None:
                             return T, {"prec": prec}
-                        with flint.ctx.workprec(prec):
-                            runs = pieces_for(ep.params.A, R, shift, f, T, prec)
+                        runs = pieces_for(ep.params.A, R, bound, f, T, prec)
                         if runs is not None:
                             return T, {"prec": prec, "pieces": runs, "bound": [
-                                [str(shift[i, j]) for j in range(d)] for i in range(d)]}
+                                [str(bound[i, j]) for j in range(d)] for i in range(d)]}
             prec *= 2
     return None
 
