@@ -217,7 +217,7 @@ def test_a_tampered_pieces_witness_is_refused(status, edit):
     assert edit not in why or why[edit] in v.reason, (edit, v.reason)
 
 
-#: seed-1031 vI-10-d3: every V_h = I/2, R = (B + Bᵀ)/2 indefinite, and Σ blows up (LSODA: T* ≈ 2.6)
+#: seed-1031 vI-10-d3: every V_h = I/2, R = (B + Bᵀ)/2 indefinite, and Σ blows up (LSODA: T* ≈ 1.11)
 BLOWS_UP = {"A": [["3/4", "1/4", "-5/4"], ["-7/8", "-1/8", "5/8"], ["-1/8", "1/8", "-1/2"]],
             "V": [["1/2", "0", "0"], ["0", "1/2", "0"], ["0", "0", "1/2"]],
             "B": [["1/2", "1/8", "1/8"], ["-1/4", "0", "0"], ["3/8", "0", "1/4"]],
@@ -252,7 +252,7 @@ def test_the_pieces_stop_at_a_blow_up_that_lsoda_sees():
         exists_by_pieces(ep.params.A, R, Rb, *f, pieces)
         S = closed_form(ep.params.A, R, *f, before, False)
         past = flint.fmpq(round(t_star * 1010), 1000)
-        assert pieces_for(ep.params.A, R, Rb, f, past, 256) is None
+        assert not isinstance(pieces_for(ep.params.A, R, Rb, f, past, 256), list)
         with pytest.raises(NotProved, match="not proved positive definite"):
             exists_by_pieces(ep.params.A, R, Rb, *f, [(4096, past / 4096)])
     ref = full(solve_ivp(F, (0, float(before)), y0, method="LSODA", rtol=1e-12,
@@ -373,3 +373,31 @@ def test_the_search_leaves_late_or_unknown_entries_to_the_steps():
     assert set(fields) == {"prec"}              # R semidefinite here: no pieces
     for t_in in (None, float("inf"), 1e9):
         assert closed_entry(ep, P, C, rho, t_in) is None
+
+
+def test_pieces_past_the_kernels_work_limits_are_over_not_tried_at_more_bits(monkeypatch):
+    """At 22 528 bits the kernel reads one run; the example's pieces need 13, so the search says
+    OVER; and on OVER closed_entry returns None at once (the steps run) instead of doubling the
+    bits, where the kernel's limits only get lower."""
+    import flint
+
+    from symgauss.kernel.equations import riccati_R
+    from symgauss.kernel.kinds.blowup import ldl_psd
+    from symgauss.questions.regime import limit_closed
+    cert = checked_in("limit_closed_pieces")
+    _, ep = _exact("singular_limit_vi_indefinite.json")
+    R = riccati_R(ep.params)
+
+    def fq(x):
+        return flint.fmpq(Fraction(x).numerator, Fraction(x).denominator)
+    q = [fq(cert["claim"]["t_enter"]), fq(cert["witness"]["rho"])]
+    with flint.ctx.workprec(22_528):
+        assert limit_closed.pieces_for(ep.params.A, R, limit_closed.positive_part(R),
+                                       ldl_psd(ep.cov0), q[0], 22_528) == limit_closed.OVER
+    calls = []
+    monkeypatch.setattr(limit_closed, "pieces_for", lambda *a: calls.append(a[-1]) or
+                        limit_closed.OVER)
+    P = flint.fmpq_mat([[fq(x) for x in row] for row in cert["witness"]["P"]])
+    C = flint.fmpq_mat([[fq(x) for x in row] for row in cert["claim"]["center"]])
+    assert limit_closed.closed_entry(ep, P, C, q[1], 43.43) is None
+    assert calls == [cert["witness"]["prec"]]

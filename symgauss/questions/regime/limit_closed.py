@@ -73,6 +73,8 @@ def closed_entry(ep, P, C, rho, t_in) -> tuple | None:
                         if bound is None:
                             return T, {"prec": prec}
                         runs = pieces_for(ep.params.A, R, bound, f, T, prec)
+                        if runs == OVER:        # more bits only lower the kernel's limits
+                            return None
                         if runs is not None:
                             return T, {"prec": prec, "pieces": runs, "bound": [
                                 [str(bound[i, j]) for j in range(d)] for i in range(d)]}
@@ -104,15 +106,17 @@ def positive_part(R) -> flint.fmpq_mat:
     return Rb
 
 
-#: the greedy partition: h doubles after GROW proved pieces in a row and halves on a failure
-GROW, MIN_PIECE = 8, flint.fmpq(1, 2 ** 40)
+#: the greedy partition: h doubles after GROW proved pieces in a row and halves on a failure;
+#: OVER is :func:`pieces_for`'s answer past the kernel's work limits
+GROW, MIN_PIECE, OVER = 8, flint.fmpq(1, 2 ** 40), "over the work limits"
 
 
-def pieces_for(A, R, Rb, f, T, prec: int) -> list | None:
+def pieces_for(A, R, Rb, f, T, prec: int) -> list | str | None:
     """Runs [[count, h], …] (h dyadic, the last one the remainder) adding up to T on which the
     kernel's own piece test (:func:`~symgauss.kernel.kinds.limit_closed.piece_step`) proves
-    M ≻ 0 at the current precision ``prec``, found greedily; None past the kernel's work
-    limits. The pieces are short where Σ is large (a piece needs about h·‖Σ^½R'Σ^½‖ < 1)."""
+    M ≻ 0 at the current precision ``prec``, found greedily; OVER past the kernel's work
+    limits, None when the balls are too wide (or h below MIN_PIECE). The pieces are short where
+    Σ is large (a piece needs about h·‖Σ^½R'Σ^½‖ < 1)."""
     from symgauss.kernel.kinds.blowup import arb_positive_definite
     from symgauss.kernel.kinds.limit_closed import (
         MAX_PIECE_WORK,
@@ -141,7 +145,7 @@ def pieces_for(A, R, Rb, f, T, prec: int) -> list | None:
         else:
             out.append([1, step])
         if count * w > MAX_PIECE_WORK or len(out) * w * w > MAX_RUN_WORK:
-            return None
+            return OVER
         if streak >= GROW and step == h:
             h, streak = h * 2, 0
     return [[n, str(h)] for n, h in out]
