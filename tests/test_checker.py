@@ -88,10 +88,10 @@ KERNEL_LINES = 4225  # lines of code of symgauss/kernel (1268 when the closed sc
 # require_entry) and blowup's Riccati preamble (riccati_start) shared, thirty-fourth attempt; +8
 # (→ 4165) with the span limit t·(‖A‖_∞ + ‖R‖_∞) ≤ 2²⁰ of both kinds' block exponentials (a
 # t_upper of 10²⁰⁰⁰/7 kept kind blowup busy 66 s); +4 (→ 4169) with the sign rule of R as one
-# function (limit_closed.falls), which the search calls too; +51 (→ 4220) with kind
+# function (limit_closed.falls), which the search calls too; +53 (→ 4222) with kind
 # limit-closed-form for any R: existence up to t_enter piece by piece, M(t) ⪰ M(t_k) −
 # E_kᵀG'(h)E_k with R' ⪰ R, R' ⪰ 0 (the witness's pieces as runs [count, h], and bound R'),
-# thirty-fifth attempt
+# thirty-fifth attempt (its work limits one function, limit_closed.over_work, the search calls too)
 
 
 def _certs():

@@ -103,6 +103,13 @@ def closed_form(A, R, Lr, Dinv, t, rising: bool):
     return (S + S.transpose()) / 2
 
 
+def over_work(pieces: int, runs: int, prec: int) -> bool:
+    """True past the work limits: pieces·⌈prec/512⌉ > MAX_PIECE_WORK or runs·⌈prec/512⌉² >
+    MAX_RUN_WORK."""
+    w = -(-prec // 512)
+    return pieces * w > MAX_PIECE_WORK or runs * w * w > MAX_RUN_WORK
+
+
 def piece_exps(A, R, Rb, h) -> tuple:
     """(G(h), e^{Ah}, G'(h)) at the current precision (G' the G of R' = ``Rb``)."""
     Gh, Eh = van_loan(A, R, flint.arb(h))
@@ -160,8 +167,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
         rising = not falls(R)
     else:
         rising = False
-        w = -(-witness["prec"] // 512)
-        if sum(n for n, _ in pieces) * w > MAX_PIECE_WORK or len(pieces) * w ** 2 > MAX_RUN_WORK:
+        if over_work(sum(n for n, _ in pieces), len(pieces), witness["prec"]):
             raise Invalid(f"witness.pieces: pieces·⌈prec/512⌉ is over {MAX_PIECE_WORK} or "
                           f"runs·⌈prec/512⌉² over {MAX_RUN_WORK}, the limits of kind {kind}")
         if sum(n * h for n, h in pieces) != claim["t_enter"]:

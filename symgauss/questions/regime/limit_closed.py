@@ -118,13 +118,7 @@ def pieces_for(A, R, Rb, f, T, prec: int) -> list | str | None:
     limits, None when the balls are too wide (or h below MIN_PIECE). The pieces are short where
     Σ is large (a piece needs about h·‖Σ^½R'Σ^½‖ < 1)."""
     from symgauss.kernel.kinds.blowup import arb_positive_definite
-    from symgauss.kernel.kinds.limit_closed import (
-        MAX_PIECE_WORK,
-        MAX_RUN_WORK,
-        piece_exps,
-        piece_step,
-    )
-    w = -(-prec // 512)
+    from symgauss.kernel.kinds.limit_closed import over_work, piece_exps, piece_step
     known, out, count = {}, [], 0
     M, E, t = flint.arb_mat(f[1]), flint.arb_mat(f[0]), flint.fmpq(0)
     # the first try: about T/64, a power of two, at most 1
@@ -144,7 +138,7 @@ def pieces_for(A, R, Rb, f, T, prec: int) -> list | str | None:
             out[-1][0] += 1
         else:
             out.append([1, step])
-        if count * w > MAX_PIECE_WORK or len(out) * w * w > MAX_RUN_WORK:
+        if over_work(count, len(out), prec):
             return OVER
         if streak >= GROW and step == h:
             h, streak = h * 2, 0
