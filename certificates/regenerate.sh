@@ -62,6 +62,7 @@ symgauss regime "$ex/bounded_turning.json" --certificate "$out/bounded_turning.j
 symgauss regime "$ex/decay_centre.json" --certificate "$out/decay_centre.json" >/dev/null
 symgauss regime "$ex/growth_quasi.json" --certificate "$out/growth_quasi.json" >/dev/null
 symgauss regime "$ex/growth_two_heads.json" --certificate "$out/growth_two_heads.json" >/dev/null
+symgauss regime "$ex/growth_centre_terms.json" --certificate "$out/growth_centre_terms.json" >/dev/null
 symgauss regime "$ex/growth_riccati.json" --certificate "$out/growth_riccati.json" >/dev/null
 symgauss regime "$ex/growth_axis.json" --certificate "$out/growth_axis.json" >/dev/null
 symgauss regime "$ex/growth_axis_transient.json" --certificate "$out/growth_axis_transient.json" >/dev/null

@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 4225  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 4275  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -91,7 +91,10 @@ KERNEL_LINES = 4225  # lines of code of symgauss/kernel (1268 when the closed sc
 # function (limit_closed.falls), which the search calls too; +53 (→ 4222) with kind
 # limit-closed-form for any R: existence up to t_enter piece by piece, M(t) ⪰ M(t_k) −
 # E_kᵀG'(h)E_k with R' ⪰ R, R' ⪰ 0 (the witness's pieces as runs [count, h], and bound R'),
-# thirty-fifth attempt (its work limits one function, limit_closed.over_work, the search calls too)
+# thirty-fifth attempt (its work limits one function, limit_closed.over_work, the search calls too);
+# +46 (→ 4268) with kind growth's centre terms in u, C(u) = c + Σ c_k·u^k (center_terms), a cell
+# then tried in u's Taylor form from exact points of u (taylor_side, u_taylor), ĝ on G_PIECES
+# pieces of it, thirty-sixth attempt
 
 
 def _certs():

@@ -39,8 +39,12 @@ def test_the_checked_in_certificate_verifies_and_its_claim_holds():
     assert claim_holds(c)
 
 
-def test_the_region_holds_at_sampled_points_of_an_independent_field():
-    c = _cert()
+@pytest.mark.parametrize("name", ["growth_general", "growth_centre_terms"])
+def test_the_region_holds_at_sampled_points_of_an_independent_field(name):
+    """The region R = {0 < u ≤ u_max, ‖x − u·C(u)‖_P ≤ κu} (C(u) = c + Σ c_k·u^k, the
+    ``center_terms``) in an independent numpy field: ĝ in the claimed rates inside, the side's
+    derivative negative on it."""
+    c = checked_in(name)
     w, p = c["witness"], c["problem"]
     A = np.array([[_f(x) for x in r] for r in p["A"]])
     V = np.array([[_f(x) for x in r] for r in p["V"]])
@@ -50,7 +54,11 @@ def test_the_region_holds_at_sampled_points_of_an_independent_field():
     assert abs(v @ B @ v) < 1e-12
     Ys = np.outer(v, v) / (v @ v)
     P = np.array([[_f(x) for x in r] for r in w["P"]])
-    cvec = np.array([_f(x) for x in w["center"]])
+    coef = [np.array([_f(x) for x in ck]) for ck in [w["center"], *w.get("center_terms", [])]]
+
+    def centre(u):        # (C(u), d(u·C(u))/du)
+        return (sum(ck * u ** k for k, ck in enumerate(coef)),
+                sum((k + 1) * ck * u ** k for k, ck in enumerate(coef)))
     kappa, u_max = _f(w["kappa"]), _f(w["u_max"])
     a, b = _f(c["claim"]["rate_lower"]), _f(c["claim"]["rate_upper"])
 
@@ -70,14 +78,15 @@ def test_the_region_holds_at_sampled_points_of_an_independent_field():
         u = u_max * rng.uniform(1e-4, 1)
         th = rng.uniform(0, 2 * np.pi)
         e = Li @ np.array([np.cos(th), np.sin(th)])          # ‖e‖_P = 1: the side
+        cu, c1 = centre(u)
         for rad, side in ((1.0, True), (rng.uniform(0, 1), False)):
-            x = u * (cvec + kappa * rad * e)
+            x = u * (cu + kappa * rad * e)
             Y = Ys + np.array([[x[0], x[1]], [x[1], -x[0]]])
             du, dY, g = field(u, Y)
             assert a - 1e-9 <= g / u <= b + 1e-9                # d ln tr Σ/dt = g/u
-            if side:      # d/dτ (‖x − uc‖²_P − κ²u²) < 0
-                xi = x - u * cvec
-                dphi = 2 * xi @ P @ (coords(dY) - du * cvec) - 2 * kappa ** 2 * u * du
+            if side:      # d/dτ (‖x − u·C(u)‖²_P − κ²u²) < 0
+                xi = x - u * cu
+                dphi = 2 * xi @ P @ (coords(dY) - du * c1) - 2 * kappa ** 2 * u * du
                 assert dphi < 0
 
 
@@ -110,6 +119,49 @@ def test_a_tampered_growth_certificate_is_not_verified(edit):
         w["P"] = [["1", "2"], ["2", "1"]]
     v = check_certificate(reseal(c))
     assert v.status in ("not-proved", "invalid"), (edit, v)
+
+
+def test_the_centre_terms_certificate_verifies_and_its_claim_holds():
+    """Seed-1141 symmetric-B-3-d2 (the example growth_centre_terms.json): with C(u) to second
+    order the region reaches u_max = 1/50 and is entered at t0 ≈ 2.96; with a constant centre
+    only u_max = 1/1000 was proved, entered near t ≈ 28, which the steps could not reach."""
+    c = checked_in("growth_centre_terms")
+    assert len(c["witness"]["center_terms"]) == 2
+    assert Fraction(c["witness"]["u_max"]) >= Fraction(1, 50)
+    assert float(Fraction(c["claim"]["t_enter"])) < 4
+    v = check_certificate(c)
+    assert v.status == "verified", v.reason
+    assert claim_holds(c)
+
+
+@pytest.mark.parametrize("edit", ["shift", "scale", "drop", "four", "empty", "triple", "text"])
+def test_tampered_centre_terms_are_refused(edit):
+    """Each tampering of ``center_terms`` is refused: a coefficient moved or scaled, or the terms
+    dropped (the side is then not proved at this u_max: not-proved); four terms (over
+    MAX_CENTER_TERMS), none, a pair of three numbers, a text (invalid)."""
+    c = copy.deepcopy(checked_in("growth_centre_terms"))
+    t = c["witness"]["center_terms"]
+    if edit == "shift":
+        t[0][1] = str(Fraction(t[0][1]) + Fraction(1, 2))
+    elif edit == "scale":
+        t[1] = [str(Fraction(x) * 10) for x in t[1]]
+    elif edit == "drop":
+        del c["witness"]["center_terms"]
+    elif edit == "four":
+        t.extend([["0", "0"], ["0", "0"]])
+    elif edit == "empty":
+        t.clear()
+    elif edit == "triple":
+        t[0].append("0")
+    else:
+        c["witness"]["center_terms"] = "second order"
+    v = check_certificate(reseal(c))
+    want = "not-proved" if edit in ("shift", "scale", "drop") else "invalid"
+    assert v.status == want, (edit, v)
+    if want == "not-proved":
+        assert "not proved invariant" in v.reason, (edit, v.reason)
+    else:
+        assert "center_terms" in v.reason, (edit, v.reason)
 
 
 def test_several_heads_with_a_bracket_need_proportional_forms():
@@ -276,8 +328,9 @@ def test_past_the_cell_limit_is_invalid_and_says_so():
 
 
 def test_a_weak_transversal_rate_is_certified_with_small_u_and_changes_of_metric():
-    """Symmetric B, transversal rate ≈ 0.09 at infinity: the region needs u ≤ 10⁻⁴ with 16 u
-    pieces, and the steps of eq. 1.1 reach it only by changing metric along the way."""
+    """Symmetric B, transversal rate ≈ 0.09 at infinity: the region needs a small u (10⁻⁴ with 16
+    u pieces and a constant centre; 10⁻³ with the centre's terms in u), and the steps of eq. 1.1
+    reach it only by changing metric along the way."""
     from symgauss import Problem
     from symgauss.questions.regime.growth import find_growth
     p = Problem(A=[["0", "-3/8"], ["-3/8", "3/8"]], V=[["5/8", "0"], ["0", "0"]],
@@ -285,7 +338,7 @@ def test_a_weak_transversal_rate_is_certified_with_small_u_and_changes_of_metric
     res = find_growth(p)
     assert res.certificate is not None, res.why
     w = res.certificate["witness"]
-    assert w["u_pieces"] == 16 and w.get("metrics")
+    assert w.get("metrics")
     assert check_certificate(res.certificate).status == "verified"
     assert claim_holds(res.certificate)
     for edit in ("kappa", "ell"):       # a change of metric or the region tampered: refused
@@ -330,17 +383,20 @@ def test_steps_past_1000_reach_the_region_and_a_region_proved_in_the_mean_value_
     bad = copy.deepcopy(res.certificate)
     bad["claim"]["rate_lower"] = bad["claim"]["rate_upper"]
     assert check_certificate(reseal(bad)).status == "not-proved"
-    # at 512 bits a mean-value cell is charged 4 times more: 4 166 cells, fewer than this region
-    # needs, so the check stops there (within its work limit, about 3 s) and says so
+    # at 512 bits a mean-value cell is charged 4 times more: 4 166 cells with a constant centre,
+    # 648 with two terms in u (45 evaluations a cell instead of 7), fewer than this region needs,
+    # so the check stops there (within its work limit, about 3 s) and says so
     bad = copy.deepcopy(res.certificate)
     bad["witness"]["prec"] = 512
     verdict = check_certificate(reseal(bad))
-    assert verdict.status == "not-proved" and "4166 cells are used up" in verdict.reason
+    cells = 4166 if "center_terms" not in bad["witness"] else 648
+    assert verdict.status == "not-proved" and f"{cells} cells are used up" in verdict.reason
 
 
-def _side_setup():
+def _side_setup(terms=()):
     """Kind growth's side bracket on a two-head problem with an ill-conditioned P (cond ≈ 400,
-    as seed-931 symmetric-B-3-d2's), in the kernel's functions."""
+    as seed-931 symmetric-B-3-d2's), in the kernel's functions; the centre's coefficients are
+    c = (1/10, −1/5), then ``terms`` (pairs of rationals)."""
     import flint
 
     from symgauss.kernel.flow import Flow
@@ -356,7 +412,8 @@ def _side_setup():
     P = flint.fmpq_mat([[400, 30], [30, 3]])
     Pa = flint.arb_mat(P)
     return (g, Compact(flow), g.star(0, flint.arb(flint.fmpq(3, 10))),
-            [flint.arb(flint.fmpq(1, 10)), flint.arb(flint.fmpq(-1, 5))],
+            [[flint.arb(flint.fmpq(1, 10)), flint.arb(flint.fmpq(-1, 5))],
+             *[[flint.arb(flint.fmpq(x)) for x in t] for t in terms]],
             flint.arb(flint.fmpq(1, 20)), Pa, g.cholesky_inv_t(Pa))
 
 
@@ -407,3 +464,67 @@ def test_the_mean_value_form_encloses_the_side_on_its_cell_and_is_narrower():
                         y = Lit * flint.arb_mat(2, 1, [t.cos(), t.sin()])
                         val = g.side_value(cp, Ys, c, k, uu, Pa, [y[0, 0], y[1, 0]])
                         assert mv.contains(val), (i, j, a, b)
+
+
+#: centre terms for the tests of u's Taylor form: C(u) = c + c_1·u + c_2·u² (any values: the
+#: form must enclose the side whatever the centre)
+TERMS = (("-7/2", "9/4"), ("40", "-13"))
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4])
+def test_with_terms_in_u_the_side_is_of_degree_3k_minus_1_in_u(count):
+    """u_taylor's point count rests on the side's degree in u: 3K − 1 with K coefficients (the
+    (3K)-th differences vanish, the (3K − 1)-th do not), still quartic along the circle."""
+    import flint
+    terms = (TERMS + (("5", "3"), ("-60", "1/7")))[:count - 1]
+    with flint.ctx.workprec(400):
+        g, cp, Ys, c, k, Pa, _ = _side_setup(terms)
+        x = [flint.arb(flint.fmpq(7, 10)), flint.arb(flint.fmpq(1, 5))]
+        deg = 3 * count - 1
+        us = [g.side_value(cp, Ys, c, k, flint.arb(flint.fmpq(j, 10)), Pa, x)
+              for j in range(deg + 2)]
+
+        def diff(n):
+            return sum((-1) ** (n - i) * math.comb(n, i) * v for i, v in enumerate(us[:n + 1]))
+        assert diff(deg + 1).contains(0) and diff(deg + 1).rad() < 1e-80
+        assert abs(diff(deg)) > 1e-12
+
+
+def test_u_taylor_is_exact_for_polynomials_of_degree_2m():
+    """u_taylor returns p over s ∈ [−1, 1] from p(−m) … p(m): a ball that holds p at sampled s
+    and not p(3), far off the interval (for p(s) = (s − 1/3)^4·(s + 1/2) − 2s, m = 3)."""
+    import flint
+
+    from symgauss.kernel.kinds import growth as g
+
+    def p(s):
+        return (s - flint.fmpq(1, 3)) ** 4 * (s + flint.fmpq(1, 2)) - 2 * s
+    ball = g.u_taylor([flint.arb(p(flint.fmpq(j))) for j in range(-3, 4)])
+    samples = [p(flint.fmpq(i, 50)) for i in range(-50, 51)]
+    assert all(ball.contains(flint.arb(v)) for v in samples)
+    assert not ball.contains(flint.arb(p(flint.fmpq(3))))     # off the interval: not held
+
+
+def test_the_taylor_form_encloses_the_side_on_its_cell_with_terms_in_u():
+    """On 48 cells (8 arcs of 4096 × 6 u pieces of [0, 1/50]) with two terms in u: the side at
+    25 points of the cell lies in taylor_side's ball, and that ball is narrower than the plain
+    evaluation over the cell's boxes."""
+    import flint
+    u_max, arcs, pieces = flint.fmpq(1, 50), 4096, 6
+    with flint.ctx.workprec(128):
+        g, cp, Ys, c, k, Pa, Lit = _side_setup(TERMS)
+        for i in (0, 511, 1024, 1700, 2048, 2600, 3333, 4095):
+            th = flint.arb(flint.fmpq(2 * i + 1, arcs), flint.fmpq(1, arcs)) * flint.arb.pi()
+            for j in range(pieces):
+                um, w = flint.fmpq(2 * j + 1, 2 * pieces) * u_max, flint.fmpq(1, 2 * pieces) * u_max
+                tf = g.taylor_side(cp, Ys, c, k, Pa, Lit, th, um, w)
+                x = Lit * flint.arb_mat(2, 1, [th.cos(), th.sin()])
+                plain = g.side_value(cp, Ys, c, k, flint.arb(um, w), Pa, [x[0, 0], x[1, 0]])
+                assert tf.rad() < plain.rad()
+                for a in range(5):
+                    for b in range(5):
+                        t = flint.arb.pi() * flint.fmpq(2 * i * 4 + a * 2, arcs * 4)
+                        uu = flint.arb(um + flint.fmpq(b - 2, 2) * w)
+                        y = Lit * flint.arb_mat(2, 1, [t.cos(), t.sin()])
+                        val = g.side_value(cp, Ys, c, k, uu, Pa, [y[0, 0], y[1, 0]])
+                        assert tf.contains(val), (i, j, a, b)

@@ -10,30 +10,37 @@ multiple of one S: one head's root is then every head's) — then Y* = vvᵀ/v�
 Q(Y*) = (vᵀBv)·(Vvvᵀ + vvᵀVᵀ)/(vᵀv)² = 0; with several heads (or one), m° = m_lo = m_hi may be
 rational and x = Σ_h (vᵀB_h v)·V_h v = 0 is checked exactly, so Q(Y*) = (xvᵀ + vxᵀ)/(vᵀv)² = 0
 again; and (0, Y*) is an equilibrium at infinity with g = 0 there. With Y = Y* + uE,
-E = C + κΔ (C, Δ traceless, coordinates x(M) = ((M11 − M22)/2, M12); C the witness ``center``,
-near the slow manifold Y ≈ Y* + uC), exactly (Q(Y*) = 0, Q quadratic):
+E = C(u) + κΔ (C, Δ traceless, coordinates x(M) = ((M11 − M22)/2, M12); C(u) = c + Σ_k c_k·u^k
+with c the witness ``center`` and c_1, c_2, … the optional ``center_terms``, near the slow
+manifold Y ≈ Y* + u·C(u)), exactly (Q(Y*) = 0, Q quadratic):
 
     g = u·ĝ,  ĝ = tr L(Y) + tr DQ(Y*)[E] + u·tr Q(E),
     dY/dτ = u·Ĝ,  Ĝ = L(Y) + DQ(Y*)[E] + u·Q(E) − Y·ĝ.
 
-Region R = {tr Y = 1, 0 < u ≤ u_max, ‖ξ‖_P ≤ κu}, ξ = x(Y − Y*) − u·c. On its side (Δ on the
-P-unit circle, ξ = κuΔ) φ = ‖ξ‖²_P − κ²u² has dφ/dτ = 2κu²·(Δᵀ P (x(Ĝ) + uĝ·c) + κu·ĝ)
-(ξ' = u·x(Ĝ) + u²ĝ·c since u' = −u²ĝ): if that bracket is < 0 and ĝ > 0 on R (so u decreases:
-the side u = u_max is not crossed), R is forward invariant and bounded, the compactified solution
-exists for all τ, and in the time t (dt = u dτ, which tends to ∞ since u ≥ u0/(1 + b·u0·τ))
-d ln tr Σ/dt = ĝ ∈ [a, b]. The checks cover the circle by ``arcs`` angle intervals
-(Δ = L⁻ᵀ(cos θ, sin θ), P = LLᵀ) and [0, u_max] by ``u_pieces`` intervals, in ball arithmetic
+Region R = {tr Y = 1, 0 < u ≤ u_max, ‖ξ‖_P ≤ κu}, ξ = x(Y − Y*) − u·C(u). On its side (Δ on the
+P-unit circle, ξ = κuΔ) φ = ‖ξ‖²_P − κ²u² has dφ/dτ = 2κu²·(Δᵀ P (x(Ĝ) + uĝ·C₁(u)) + κu·ĝ)
+(ξ' = u·x(Ĝ) + u²ĝ·C₁(u) since u' = −u²ĝ, C₁(u) = d(u·C(u))/du): if that bracket is < 0 and
+ĝ > 0 on R (so u decreases: the side u = u_max is not crossed), R is forward invariant and
+bounded, the compactified solution exists for all τ, and in the time t (dt = u dτ, which tends
+to ∞ since u ≥ u0/(1 + b·u0·τ)) d ln tr Σ/dt = ĝ ∈ [a, b]. The checks cover the circle by
+``arcs`` angle intervals (Δ = L⁻ᵀ(cos θ, sin θ), P = LLᵀ) and [0, u_max] by ``u_pieces``
+intervals, in ball arithmetic
 with Y* as a ball (its exactness enters only through Q(Y*) = 0 above); the bounds of ĝ on R also
 cover the radius ∈ [0, 1]. A cell whose plain evaluation does not prove the side < 0 is tried in
 the mean-value form along the angle and in u (:func:`mean_value_side`), which keeps what a box
 over the arc loses when P is ill-conditioned (an arc of width 1.5e-3 became a Δ ball 0.05 wide
-at seed-931 symmetric-B-3-d2).
+at seed-931 symmetric-B-3-d2). The terms of C(u) follow the slow manifold to higher order in u, so
+that a region with a larger u_max is invariant and the steps reach it sooner (seed-1141
+symmetric-B-3-d2: u_max = 1/1000 with C = c, entered near t ≈ 28; 1/50 with two terms). Then a
+ball of u loses the cancellations in u: a cell is tried in u's Taylor form instead
+(:func:`taylor_side`, from exact points of u), and ĝ is bounded on G_PIECES pieces of it.
 
 Claim: ``t_enter`` t0 (the steps' total), ``rate_lower`` a > 0, ``rate_upper`` b: Σ(t) exists for
 all t ≥ 0 and tr Σ(t0)·e^{a(t−t0)} ≤ tr Σ(t) ≤ tr Σ(t0)·e^{b(t−t0)} for t ≥ t0. Witness:
 ``steps``, ``order``, ``prec`` (eq. 1.1, metric I, as kind ``limit``; optional ``metrics``, changes
 of metric along them that end in metric I), ``axis``, ``m_lo``,
-``m_hi``, ``center`` c, ``P`` (2×2), ``kappa``, ``u_max``, ``arcs``, ``u_pieces``.
+``m_hi``, ``center`` c, optional ``center_terms`` [c_1, c_2, …] (at most MAX_CENTER_TERMS pairs),
+``P`` (2×2), ``kappa``, ``u_max``, ``arcs``, ``u_pieces``.
 """
 from __future__ import annotations
 
@@ -49,11 +56,14 @@ from symgauss.kernel.kinds.limit import (
     read_timed_steps,
     steps_in_region_metric,
 )
-from symgauss.kernel.read import rational, short_text
+from symgauss.kernel.read import rational, short_text, vector
 from symgauss.kernel.schema import Field, Schema, integer, nonnegative, positive, raw, sym, vec
 from symgauss.kernel.verdict import Invalid, NotProved
 
-MAX_ARCS, MAX_U_PIECES, MAX_CELLS = 4096, 64, 40_000
+MAX_ARCS, MAX_U_PIECES, MAX_CELLS, MAX_CENTER_TERMS = 4096, 64, 40_000, 3
+#: with terms in u, one u piece is as wide as the region (taylor_side), and ĝ is bounded on this
+#: many pieces of it: a ball of u loses the cancellations in u
+G_PIECES = 8
 #: the cells tried in the mean-value form (7 side evaluations each) may cost at most
 #: MEAN_VALUE_WORK µs, a cell charged MEAN_VALUE_COST = (fixed, per head) µs at 128 bits and
 #: ⌈prec/128⌉ times that above (0.197 ms measured with one head, 0.432 ms with eight; AMD EPYC,
@@ -62,20 +72,31 @@ MAX_ARCS, MAX_U_PIECES, MAX_CELLS = 4096, 64, 40_000
 MEAN_VALUE_WORK, MEAN_VALUE_COST = 4_000_000, (200, 40)
 
 
-def mean_value_cells(heads: int, prec: int) -> int:
-    """How many cells may be tried in the mean-value form (MEAN_VALUE_WORK)."""
+def mean_value_cells(heads: int, prec: int, terms: int = 1) -> int:
+    """How many cells may be tried in the mean-value form (MEAN_VALUE_WORK): a cell is 7 side
+    evaluations with a constant centre (:func:`mean_value_side`), 5·(2m + 1) with ``terms``
+    coefficients (:func:`taylor_side`), and charged so."""
     fixed, per_head = MEAN_VALUE_COST
-    return MEAN_VALUE_WORK // ((fixed + per_head * heads) * -(-prec // 128))
+    evaluations = 7 if terms == 1 else 5 * (2 * ((3 * terms) // 2) + 1)
+    return MEAN_VALUE_WORK * 7 // ((fixed + per_head * heads) * -(-prec // 128) * evaluations)
 SCHEMAS = {"growth": Schema(
     {"t_enter": Field(nonnegative), "rate_lower": Field(positive), "rate_upper": Field(positive)},
     {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
      "prec": Field(integer(MIN_PREC, MAX_PREC)), "axis": Field(integer(0, 1)),
      "m_lo": Field(lambda v, w, ctx: rational(v, w)), "m_hi": Field(lambda v, w, ctx: rational(v, w)),
-     "center": Field(vec(2)), "P": Field(sym(2)), "kappa": Field(positive),
+     "center": Field(vec(2)), "center_terms": Field(lambda v, w, ctx: _terms(v, w), False),
+     "P": Field(sym(2)), "kappa": Field(positive),
      "u_max": Field(positive),
      "arcs": Field(integer(4, MAX_ARCS)), "u_pieces": Field(integer(1, MAX_U_PIECES)),
      "metrics": Field(raw, False)},
     "rigorous", {"d": 2})}
+
+
+def _terms(value, where):
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_CENTER_TERMS:
+        raise Invalid(f"{where}: expected a list of 1 to {MAX_CENTER_TERMS} pairs (the centre's "
+                      "coefficients of u, u², …)")
+    return [vector(v, f"{where}[{i}]", 2) for i, v in enumerate(value)]
 
 
 def statement(kind, claim, problem) -> str:
@@ -131,10 +152,33 @@ def _traceless(x):
     return flint.arb_mat(2, 2, [x[0], x[1], x[1], -x[0]])
 
 
-def region_terms(cp: Compact, Ys, c, kappa, u, x):
-    """(x(Ĝ), ĝ) at u (ball) and Δ with coordinates x (balls): E = C + κΔ, Y = Y* + uE
-    (DQ(Y*)[E] = cp.quad(Y*, E), Q(E) = cp.quad(E))."""
-    E = _traceless(c) + _traceless(x) * kappa
+def centre_at(cs, u) -> tuple:
+    """(C(u), C₁(u)) = (Σ_k cs[k]·u^k, d(u·C(u))/du) for the centre's coefficients cs (balls)."""
+    c, c1, power = [flint.arb(0)] * 2, [flint.arb(0)] * 2, flint.arb(1)
+    for k, ck in enumerate(cs):
+        c = [a + b * power for a, b in zip(c, ck)]
+        c1 = [a + (k + 1) * b * power for a, b in zip(c1, ck)]
+        power = power * u
+    return c, c1
+
+
+def u_taylor(vals) -> flint.arb:
+    """p over s ∈ [−1, 1] from vals = (p(−m), …, p(m)) (balls) for a polynomial p of degree ≤ 2m:
+    Σ_k a_k·s^k with a = W·vals, W the inverse of the points' Vandermonde matrix (exact)."""
+    m = len(vals) // 2
+    W = flint.fmpq_mat([[flint.fmpq(j) ** k for k in range(2 * m + 1)]
+                        for j in range(-m, m + 1)]).inv()
+    total, power, s = flint.arb(0), flint.arb(1), flint.arb(0, 1)
+    for k in range(2 * m + 1):
+        total += sum((W[k, j] * v for j, v in enumerate(vals)), flint.arb(0)) * power
+        power *= s
+    return total
+
+
+def region_terms(cp: Compact, Ys, cs, kappa, u, x):
+    """(x(Ĝ), ĝ) at u (ball) and Δ with coordinates x (balls): E = C(u) + κΔ, Y = Y* + uE
+    (DQ(Y*)[E] = cp.quad(Y*, E), Q(E) = cp.quad(E)); cs the centre's coefficients."""
+    E = _traceless(centre_at(cs, u)[0]) + _traceless(x) * kappa
     Y = Ys + E * u
     dq, qq, LY = cp.quad(Ys, E), cp.quad(E), cp.lin(Y)
     gh = trace(LY) + trace(dq) + u * trace(qq)
@@ -150,50 +194,77 @@ def cholesky_inv_t(Pa) -> flint.arb_mat:
     return flint.arb_mat(2, 2, [l11, l21, 0, l22]).inv()
 
 
-def side_value(cp: Compact, Ys, c, kappa, u, Pa, x):
-    """The side's bracket Δᵀ P (x(Ĝ) + uĝ·c) + κu·ĝ at u and Δ with coordinates x (balls)."""
-    Gx, gh = region_terms(cp, Ys, c, kappa, u, x)
-    w = flint.arb_mat(2, 1, [g + u * gh * ci for g, ci in zip(Gx, c)])
+def side_value(cp: Compact, Ys, cs, kappa, u, Pa, x):
+    """The side's bracket Δᵀ P (x(Ĝ) + uĝ·C₁(u)) + κu·ĝ at u and Δ with coordinates x (balls)."""
+    Gx, gh = region_terms(cp, Ys, cs, kappa, u, x)
+    w = flint.arb_mat(2, 1, [g + u * gh * ci for g, ci in zip(Gx, centre_at(cs, u)[1])])
     return (flint.arb_mat(1, 2, x) * Pa * w)[0, 0] + kappa * u * gh
 
 
-def mean_value_side(cp: Compact, Ys, c, kappa, Pa, Lit, theta, u, um, e):
-    """The side's bracket on the cell θ ∈ ``theta``, u ∈ ``u`` (balls that hold the cell) in the
-    mean-value form: its value at (θm, um) (θm the midpoint of ``theta``, um of the u piece,
-    exact) plus the deviations θ − θm and u − um (the balls ``theta`` − θm and ``u`` − um) times
-    its derivatives over the cell. At fixed u it is a polynomial of degree ≤ 4 in x (E = C + κΔ is affine in x, ĝ
-    quadratic, Y·ĝ cubic, xᵀP(…) quartic), so ∇ₓ·h = (q(−2) − 8q(−1) + 8q(1) − q(2))/12 with
-    q(s) = side(x + s·h) exactly, for h = x'(θ) = L⁻ᵀ(−sin θ, cos θ); at fixed x it is quadratic
-    in u (Y and ĝ affine in u), so ∂ᵤ = (side(u + e) − side(u − e))/(2e) exactly, for any e > 0.
-    Both evaluated with x, h, u the cell's balls enclose the derivatives anywhere on the cell;
-    Δ = L⁻ᵀ(cos θ, sin θ) moves along the circle, not across the box of its arc, so the
-    correlation that a plain evaluation over the arc's box loses is kept."""
+def _along_arc(cp: Compact, Ys, cs, kappa, Pa, Lit, theta, u, u_mid):
+    """(the side at (θm, u_mid), its derivative along the angle at u anywhere on the arc θ ∈
+    ``theta``, the arc's box of x). At fixed u the side is a polynomial of degree ≤ 4 in x
+    (E = C(u) + κΔ is affine in x, ĝ quadratic, Y·ĝ cubic, xᵀP(…) quartic), so
+    ∇ₓ·h = (q(−2) − 8q(−1) + 8q(1) − q(2))/12 with q(s) = side(x + s·h) exactly, for
+    h = x'(θ) = L⁻ᵀ(−sin θ, cos θ); evaluated with x, h the arc's balls it encloses the derivative
+    anywhere on the arc. Δ = L⁻ᵀ(cos θ, sin θ) moves along the circle, not across the box of its
+    arc, so the correlation that a plain evaluation over the arc's box loses is kept."""
     x = Lit * flint.arb_mat(2, 1, [theta.cos(), theta.sin()])
     h = Lit * flint.arb_mat(2, 1, [-theta.sin(), theta.cos()])
     mid = theta.mid()
     xm = Lit * flint.arb_mat(2, 1, [mid.cos(), mid.sin()])
     xs, hs = [x[0, 0], x[1, 0]], [h[0, 0], h[1, 0]]
-    q = {s: side_value(cp, Ys, c, kappa, u, Pa, [a + s * b for a, b in zip(xs, hs)])
+    q = {s: side_value(cp, Ys, cs, kappa, u, Pa, [a + s * b for a, b in zip(xs, hs)])
          for s in (-2, -1, 1, 2)}
-    d_theta = (q[-2] - 8 * q[-1] + 8 * q[1] - q[2]) / 12
-    d_u = (side_value(cp, Ys, c, kappa, u + e, Pa, xs) -
-           side_value(cp, Ys, c, kappa, u - e, Pa, xs)) / (2 * e)
-    return (side_value(cp, Ys, c, kappa, um, Pa, [xm[0, 0], xm[1, 0]]) +
-            d_theta * (theta - mid) + d_u * (u - um))
+    return (side_value(cp, Ys, cs, kappa, u_mid, Pa, [xm[0, 0], xm[1, 0]]),
+            (q[-2] - 8 * q[-1] + 8 * q[1] - q[2]) / 12, xs)
 
 
-def check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces):
-    """The side condition and the bounds of ĝ on R (module docstring): returns (min, max) of ĝ.
+def mean_value_side(cp: Compact, Ys, cs, kappa, Pa, Lit, theta, u, um, e):
+    """The side's bracket on the cell θ ∈ ``theta``, u ∈ ``u`` (balls that hold the cell), with a
+    constant centre (``cs`` one pair), in the mean-value form: its value at (θm, um) (θm the
+    midpoint of ``theta``, um of the u piece, exact) plus the deviations θ − θm and u − um times
+    its derivatives over the cell (:func:`_along_arc` for θ); at fixed x it is quadratic in u (Y
+    and ĝ affine in u), so ∂ᵤ = (side(u + e) − side(u − e))/(2e) exactly, for any e > 0."""
+    value, d_theta, xs = _along_arc(cp, Ys, cs, kappa, Pa, Lit, theta, u, um)
+    d_u = (side_value(cp, Ys, cs, kappa, u + e, Pa, xs) -
+           side_value(cp, Ys, cs, kappa, u - e, Pa, xs)) / (2 * e)
+    return value + d_theta * (theta - theta.mid()) + d_u * (u - um)
+
+
+def taylor_side(cp: Compact, Ys, cs, kappa, Pa, Lit, theta, um, w):
+    """The side's bracket on the cell θ ∈ ``theta``, u ∈ [um − w, um + w] (um, w exact) when the
+    centre has terms in u. At fixed x the side is a polynomial of degree ≤ 3K − 1 ≤ 2m in u
+    (K = len(cs), m = ⌊3K/2⌋: E of degree K − 1, ĝ of 2K − 1, Y·ĝ of 3K − 1), so
+    side(θ, um + s·w) = Σ_k a_k(θ)·s^k exactly with a = W·(side(θ, um + jw))_j, j = −m … m
+    (:func:`u_taylor`); each side(θ, um + jw) is enclosed over the arc in the mean-value form at
+    the exact u (:func:`_along_arc`), and s runs over [−1, 1]. Points, not a ball of u, so the
+    cancellations in u that make C(u) follow the slow manifold are kept."""
+    m, vals = (3 * len(cs)) // 2, []
+    for j in range(-m, m + 1):
+        u = flint.arb(um + j * w)
+        value, d_theta, _ = _along_arc(cp, Ys, cs, kappa, Pa, Lit, theta, u, u)
+        vals.append(value + d_theta * (theta - theta.mid()))
+    return u_taylor(vals)
+
+
+def check_region(flow, Ys, cs, P, kappa, u_max, arcs, pieces):
+    """The side condition and the bounds of ĝ on R (module docstring): returns (min, max) of ĝ;
+    cs the centre's coefficients (``center``, then ``center_terms``).
     A cell whose plain evaluation (the arc's box) does not prove the side negative is tried in
-    the mean-value form (:func:`mean_value_side`), at most :func:`mean_value_cells` of them (for
-    the flow's heads, at the working precision)."""
+    the mean-value form (:func:`mean_value_side`; :func:`taylor_side` when the centre has terms
+    in u), at most :func:`mean_value_cells` of them (for the flow's heads, at the working
+    precision and the centre's terms)."""
     Pa = flint.arb_mat(P)
     Lit = cholesky_inv_t(Pa)
-    cp, k, ca, lo, hi = Compact(flow), flint.arb(kappa), [flint.arb(x) for x in c], None, None
-    e, refined, most = flint.arb(u_max), 0, mean_value_cells(len(flow.heads), flint.ctx.prec)
+    cp, k, lo, hi = Compact(flow), flint.arb(kappa), None, None
+    ca = [[flint.arb(x) for x in c] for c in cs]
+    e, refined = flint.arb(u_max), 0
+    most = mean_value_cells(len(flow.heads), flint.ctx.prec, len(cs))
+    sub = 1 if len(cs) == 1 else G_PIECES
     for j in range(pieces):     # u ∈ [j, j + 1]·u_max/pieces
-        um = flint.arb(flint.fmpq(2 * j + 1, 2 * pieces) * u_max)
-        u = flint.arb(flint.fmpq(2 * j + 1, 2 * pieces) * u_max, flint.fmpq(1, 2 * pieces) * u_max)
+        um_q, w_q = flint.fmpq(2 * j + 1, 2 * pieces) * u_max, flint.fmpq(1, 2 * pieces) * u_max
+        um, u = flint.arb(um_q), flint.arb(um_q, w_q)
         for i in range(arcs):
             th = flint.arb(flint.fmpq(2 * i + 1, arcs), flint.fmpq(1, arcs)) * flint.arb.pi()
             x = Lit * flint.arb_mat(2, 1, [th.cos(), th.sin()])
@@ -202,13 +273,20 @@ def check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces):
             mean_value = not side < 0 and refined < most
             if mean_value:
                 refined += 1
-                side = mean_value_side(cp, Ys, ca, k, Pa, Lit, th, u, um, e)
+                side = (mean_value_side(cp, Ys, ca, k, Pa, Lit, th, u, um, e) if len(cs) == 1
+                        else taylor_side(cp, Ys, ca, k, Pa, Lit, th, um_q, w_q))
             if not side < 0:
                 how = ("in the plain and mean-value forms" if mean_value else
                        f"in the plain form (the mean-value form's {most} cells are used up)")
                 raise NotProved(f"the region is not proved invariant: on its side, angle piece "
                                 f"{i}, u piece {j}, d/dτ (‖ξ‖²_P − κ²u²) < 0 fails {how}")
-            _, g = region_terms(cp, Ys, ca, k, u, [xi * flint.arb(0.5, 0.5) for xi in xs])
+            inner = [xi * flint.arb(0.5, 0.5) for xi in xs]     # the radius ∈ [0, 1]
+            g = None
+            for i_u in range(sub):      # with terms in u, ĝ on ``sub`` pieces of the u piece
+                part = flint.arb(um_q + w_q * flint.fmpq(2 * i_u + 1 - sub, sub),
+                                 w_q / sub) if sub > 1 else u
+                _, gp = region_terms(cp, Ys, ca, k, part, inner)
+                g = gp if g is None else g.union(gp)
             if not g.is_finite():
                 raise NotProved("ĝ is not bounded on the region")
             a, b = g.mid() - g.rad(), g.mid() + g.rad()
@@ -221,8 +299,11 @@ def check(kind, claim, witness, problem, ctx) -> None:
     p = problem.params
     if p is None:
         raise Invalid("growth certificates are for time-invariant parameters")
-    if witness["arcs"] * witness["u_pieces"] > MAX_CELLS:
-        raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}")
+    # with terms in u, ĝ is evaluated on G_PIECES pieces of every cell (check_region)
+    if witness["arcs"] * witness["u_pieces"] * (G_PIECES if "center_terms" in witness else 1) > \
+            MAX_CELLS:
+        raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}, and ≤ {MAX_CELLS // G_PIECES} "
+                      "with center_terms")
     steps = read_timed_steps(witness, ctx.n, len(p.heads), claim["t_enter"], problem.d)
     require_pd(witness["P"], "witness.P")
     axis, lo, hi = witness["axis"], witness["m_lo"], witness["m_hi"]
@@ -231,7 +312,7 @@ def check(kind, claim, witness, problem, ctx) -> None:
         flow = Flow(p)
         m = flint.arb((lo + hi) / 2, (hi - lo) / 2)
         Ys = star(axis, m)
-        c = witness["center"]
+        c = [witness["center"], *witness.get("center_terms", [])]
         g_lo, g_hi = check_region(flow, Ys, c, witness["P"], witness["kappa"], witness["u_max"],
                                   witness["arcs"], witness["u_pieces"])
         if not (flint.arb(claim["rate_lower"]) <= g_lo and g_hi <= flint.arb(claim["rate_upper"])):
@@ -242,15 +323,17 @@ def check(kind, claim, witness, problem, ctx) -> None:
         entry(Ys, c, witness["P"], witness["kappa"], witness["u_max"], end, r_end)
 
 
-def entry(Ys, c, P, kappa, u_max, end, r_end) -> None:
-    """Σ within r_end (metric I) of the svec ``end``, compactified, lies in R (else NotProved)."""
+def entry(Ys, cs, P, kappa, u_max, end, r_end) -> None:
+    """Σ within r_end (metric I) of the svec ``end``, compactified, lies in R (else NotProved);
+    cs the centre's coefficients."""
     S = sym_of(end, 2, upper(r_end))
     tr = trace(S)
     if not tr > 0:
         raise NotProved("tr Σ(t0) > 0 is not proved")
     u = 1 / tr
-    x = [a - u * flint.arb(b) for a, b in zip(coords(S / tr - Ys), c)]
+    c = centre_at([[flint.arb(x) for x in ck] for ck in cs], u)[0]
+    x = [a - u * b for a, b in zip(coords(S / tr - Ys), c)]
     nx = (flint.arb_mat(1, 2, x) * flint.arb_mat(P) * flint.arb_mat(2, 1, x))[0, 0]
     if not (u <= flint.arb(u_max) and upper(nx).sqrt() < flint.arb(kappa) * u):
         raise NotProved("Σ(t0), compactified, is not proved inside the region "
-                        "(u ≤ u_max and ‖x − uc‖_P < κu)")
+                        "(u ≤ u_max and ‖x − u·C(u)‖_P < κu)")

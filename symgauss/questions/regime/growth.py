@@ -87,25 +87,57 @@ def _decimal(x: flint.fmpq, up: bool) -> flint.fmpq:
     return flint.fmpq(m * 10 ** e) if e >= 0 else flint.fmpq(m, 10 ** (-e))
 
 
-def _side_negative_at_samples(flow, Ys, c, P, kappa, u_max, angles: int = 128,
-                              us: int = 8) -> bool:
+def _holds_at_samples(flow, Ys, cs, P, kappa, u_max, angles: int = 128, us: int = 8) -> bool:
     """Whether the region's side bracket (the kernel's :func:`~symgauss.kernel.kinds.growth.
-    side_value`) is negative at ``angles`` × ``us`` points of the circle × (0, u_max]: a sample
-    where it is not means the region is not invariant, and the cells need not be tried (where
-    the mean-value form proves a side, failing covers cost seconds each)."""
+    side_value`) is negative and ĝ positive at ``angles`` × ``us`` points of the circle ×
+    (0, u_max]: a sample where one is not means the region is not invariant or u may grow in it,
+    and the cells need not be tried (where the mean-value form proves a side, covers cost
+    seconds each)."""
     from symgauss.kernel.kinds.blowup_infinity import Compact
-    from symgauss.kernel.kinds.growth import cholesky_inv_t, side_value
+    from symgauss.kernel.kinds.growth import cholesky_inv_t, region_terms, side_value
     Pa = flint.arb_mat(P)
     Lit, cp, k = cholesky_inv_t(Pa), Compact(flow), flint.arb(kappa)
-    ca = [flint.arb(x) for x in c]
+    ca = [[flint.arb(x) for x in c] for c in cs]
     for j in range(1, us + 1):
         u = flint.arb(u_max * flint.fmpq(j, us))
         for i in range(angles):
             th = flint.arb.pi() * flint.fmpq(2 * i, angles)
             x = Lit * flint.arb_mat(2, 1, [th.cos(), th.sin()])
-            if not side_value(cp, Ys, ca, k, u, Pa, [x[0, 0], x[1, 0]]) < 0:
+            xs = [x[0, 0], x[1, 0]]
+            if not (side_value(cp, Ys, ca, k, u, Pa, xs) < 0 and
+                    region_terms(cp, Ys, ca, k, u, xs)[1] > 0):
                 return False
     return True
+
+
+def centre_terms(cp, Ys, c, N, count: int) -> list:
+    """The slow manifold's next ``count`` coefficients c_1, c_2, … (floats) after c: with
+    C(u) = c + Σ_k c_k·u^k, the residual R(u) = x(Ĝ) + uĝ·d(u·C(u))/du on Δ = 0 (the region's
+    drift at its centre) is a polynomial in u, and c_k is chosen so that its coefficient of u^k
+    vanishes: N·c_k + (that coefficient with c_k = 0) = 0, one k at a time (N the transversal
+    linearisation). The coefficients come from R at 3k + 3 points, interpolated in 256-bit balls
+    (exact up to rounding: with k + 1 coefficients R is of degree 3k + 2 or less)."""
+    import numpy as np
+
+    from symgauss.kernel.kinds.growth import centre_at, region_terms
+    zero = [flint.arb(0), flint.arb(0)]
+    cs = [[flint.arb(x) for x in c]]
+    with flint.ctx.workprec(256):
+        for k in range(1, count + 1):
+            trial = cs + [zero]
+            top = 3 * len(trial) - 1
+            pts = [flint.arb(flint.fmpq(2 * j - top, 4 * top)) for j in range(top + 1)]
+            rows = []
+            for u in pts:
+                Gx, gh = region_terms(cp, Ys, trial, flint.arb(0), u, zero)
+                rows.append([g + u * gh * a for g, a in zip(Gx, centre_at(trial, u)[1])])
+            vander = flint.arb_mat([[u ** i for i in range(len(pts))] for u in pts])
+            coef = vander.solve(flint.arb_mat(rows))
+            r_k = np.array([float(coef[k, i].mid()) for i in range(2)])
+            cs.append([flint.fmpq(round(float(x) * 10 ** 12), 10 ** 12)
+                       for x in -np.linalg.solve(N, r_k)])    # 12 decimals, exact
+            cs[-1] = [flint.arb(x) for x in cs[-1]]
+    return [[flint.fmpq(round(float(x.mid()) * 10 ** 12), 10 ** 12) for x in ck] for ck in cs[1:]]
 
 
 def _cusps():
@@ -115,7 +147,7 @@ def _cusps():
     then, when no region of those has ĝ proved positive, narrower cusps (ĝ's spread over the
     region grows like κ: seed-12 general-31-d2 has ĝ ∈ [−0.24, 0.39] at κ = 1/20)."""
     for kappas in ((20, 5, 2), (200, 2000)):
-        for u_max in (4, 10, 30, 100, 1000, 10 ** 4, 10 ** 5):
+        for u_max in (4, 10, 30, 50, 100, 1000, 10 ** 4, 10 ** 5):
             for k in kappas:
                 yield flint.fmpq(1, k), flint.fmpq(1, u_max)
 
@@ -217,34 +249,36 @@ def find_growth(problem) -> BlowupBound:
     P = flint.fmpq_mat(2, 2, [flint.fmpq(round(Pf[max(i, j), min(i, j)] * 10 ** 12), 10 ** 12)
                               for i in range(2) for j in range(2)])
     found = None
+    # the centre to second order in u first (a larger u_max: seed-1141 symmetric-B-3-d2), then c
+    centres = ([c, *centre_terms(cp, Ys, c, N, 2)], [c])
     with flint.ctx.workprec(prec):
-        for kappa, u_max in _cusps():
-            if not _side_negative_at_samples(flow, Ys, c, P, kappa, u_max):
-                continue    # not invariant: no cover of cells can prove it
-            for arcs, pieces in ((64, 4), (256, 4), (1024, 4), (1024, 16), (2048, 16)):
+        for (kappa, u_max), cs in ((cusp, cs) for cusp in _cusps() for cs in centres):
+            if not _holds_at_samples(flow, Ys, cs, P, kappa, u_max):
+                continue    # not invariant, or u grows: no cover of cells can prove it
+            # with terms in u the cells are tried in u's Taylor form, one u piece (taylor_side)
+            for arcs, pieces in (((64, 4), (256, 4), (1024, 4), (1024, 16), (2048, 16))
+                                 if len(cs) == 1 else ((256, 1), (1024, 1), (2048, 1))):
                 try:
-                    g = check_region(flow, Ys, c, P, kappa, u_max, arcs, pieces)
+                    g = check_region(flow, Ys, cs, P, kappa, u_max, arcs, pieces)
                 except NotProved:
                     continue
                 if g[0] > 0:    # else u may grow in the region: a smaller one
-                    found = (kappa, u_max, arcs, pieces, g)
+                    found = (kappa, u_max, arcs, pieces, g, cs)
                 break
             if found:
                 break
     if found is None:
         return BlowupBound(None, "no invariant region at infinity was proved")
-    kappa, u_max, arcs, pieces, (g_lo, g_hi) = found
+    kappa, u_max, arcs, pieces, (g_lo, g_hi), cs = found
     a = _decimal(_fmpq(float(g_lo.mid() - g_lo.rad()) * (1 - 1e-6)), False)
     b = _decimal(_fmpq(float(g_hi.mid() + g_hi.rad()) * (1 + 1e-6)), True)
     if not (g_lo > 0 and a > 0):
         return BlowupBound(None, "the growth rate is not proved positive on the region")
 
-    centre_q = c
-
     def inside(c, r):
         try:
             with flint.ctx.workprec(prec):
-                entry(Ys, centre_q, P, kappa, u_max, c, r)
+                entry(Ys, cs, P, kappa, u_max, c, r)
             return True
         except NotProved:
             return False
@@ -264,7 +298,8 @@ def find_growth(problem) -> BlowupBound:
         return BlowupBound(None, f"validated steps did not enter the region ({run.why})")
     claim = {"t_enter": str(run.t), "rate_lower": str(a), "rate_upper": str(b)}
     witness = {"steps": run.witness_steps(), "order": 24, "prec": prec, "axis": axis,
-               "m_lo": str(lo), "m_hi": str(hi), "center": [str(x) for x in centre_q],
+               "m_lo": str(lo), "m_hi": str(hi), "center": [str(x) for x in cs[0]],
+               **({"center_terms": [[str(x) for x in ck] for ck in cs[1:]]} if cs[1:] else {}),
                "P": [[str(P[i, j]) for j in range(2)] for i in range(2)],
                "kappa": str(kappa), "u_max": str(u_max), "arcs": arcs, "u_pieces": pieces,
                **({"metrics": run.witness_metrics()} if run.switches else {})}
