@@ -96,7 +96,7 @@ def _stable(A, heads, S, c, b=None) -> bool:
 
 def _blowup_time(A, R, S0):
     """First t with det(Σ0⁻¹-form M(t)) = 0, in floats, by scanning and bisection; for Σ0 ≻ 0,
-    the first zero of det P(t) where P = Σ⁻¹ solves the linear P' = −AᵀP − PA − R (solve_ivp),
+    the first zero of λmin P(t) where P = Σ⁻¹ solves the linear P' = −AᵀP − PA − R (solve_ivp),
     which stays well scaled when e^{At} grows (M(t) cancels e^{2‖A‖t}: T* ≈ 31.78 in
     certificates/blowup_late.json)."""
     d = len(A)
@@ -108,11 +108,12 @@ def _blowup_time(A, R, S0):
             P = y.reshape(d, d)
             return (-A.T @ P - P @ A - R).ravel()
 
-        def det(_t, y):
-            return np.linalg.det(y.reshape(d, d))
-        det.terminal, det.direction = True, -1
+        def lowest(_t, y):  # λmin(P), not det P: two eigenvalues crossing zero within one
+            P = y.reshape(d, d)     # step leave det P's sign unchanged (A = diag(1/6, 0),
+            return np.linalg.eigvalsh((P + P.T) / 2).min()     # R = diag(2, 4): 1/4 and 0.46)
+        lowest.terminal, lowest.direction = True, -1
         sol = solve_ivp(field, (0, 100), np.linalg.inv(S0).ravel(), method="DOP853",
-                        rtol=1e-13, atol=1e-15, events=det)
+                        rtol=1e-13, atol=1e-15, events=lowest)
         return float(sol.t_events[0][0]) if len(sol.t_events[0]) else None
     keep = w > 1e-12 * max(1, w.max())
     L = U[:, keep] * np.sqrt(w[keep])              # Σ0 = L Lᵀ

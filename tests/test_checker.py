@@ -93,8 +93,8 @@ KERNEL_LINES = 4275  # lines of code of symgauss/kernel (1268 when the closed sc
 # E_kᵀG'(h)E_k with R' ⪰ R, R' ⪰ 0 (the witness's pieces as runs [count, h], and bound R'),
 # thirty-fifth attempt (its work limits one function, limit_closed.over_work, the search calls too);
 # +46 (→ 4268) with kind growth's centre terms in u, C(u) = c + Σ c_k·u^k (center_terms), a cell
-# then tried in u's Taylor form from exact points of u (taylor_side, u_taylor), ĝ on G_PIECES
-# pieces of it, thirty-sixth attempt
+# then tried in u's Taylor form from exact points of u (taylor_side, u_taylor), and ĝ where its
+# plain bound is not > 0 in the Taylor form in the radius and u (g_taylor), thirty-sixth attempt
 
 
 def _certs():
@@ -209,6 +209,18 @@ def test_mutations_never_accept_a_false_claim(share, data):
     assert isinstance(v.reason, str) and v.reason.strip()
     if v.ok:
         assert claim_holds(cert), (name, op, v.reason)
+
+
+def test_the_oracle_finds_the_first_zero_when_two_eigenvalues_cross_in_one_step():
+    """A Hypothesis draw on CI (8f20ac4): blowup_diag with A = diag(1/6, 0) verifies, and its
+    claim is true (σ₂' = 4σ₂² blows up at 1/4, σ₁' = σ₁/3 + 2σ₁² at 3·ln(7/6) ≈ 0.46). The
+    oracle followed det P (P = Σ⁻¹), whose two zeros fell within one DOP853 step: no sign change,
+    no blow-up seen. It follows λmin P now."""
+    c = copy.deepcopy(CERTS["blowup_diag"])
+    c["problem"]["A"] = [["1/6", "0"], ["0", "0"]]
+    c["problem_hash"] = read_problem(c["problem"]).hash
+    assert check_certificate(roundtrip(reseal(c))).ok
+    assert claim_holds(c)
 
 
 def test_every_kind_has_a_checked_in_certificate():

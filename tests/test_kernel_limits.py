@@ -406,9 +406,9 @@ def test_the_most_turning_cells_are_answered_within_the_budget():
 def test_growth_with_the_most_centre_terms_and_cells_is_answered_within_the_budget(prec):
     """Kind growth with center_terms: the checked-in growth_centre_terms certificate with its terms
     padded to MAX_CENTER_TERMS (a zero term: the same region, the most work per evaluation), the
-    most cells (4096 arcs, MAX_CELLS/G_PIECES in all), at 128 and 512 bits: answered within the
+    most cells (4096 arcs × 9 u pieces), at 128 and 512 bits: answered within the
     20 s, in a file under the 1 MiB limit (its steps make it bigger than 64 KB). At 512 bits the
-    mean-value cells run out first (their work limit), and the check says so."""
+    refined forms' evaluations run out first (their work limit), and the check says so."""
     from pathlib import Path
 
     from symgauss.kernel.kinds import growth
@@ -416,12 +416,12 @@ def test_growth_with_the_most_centre_terms_and_cells_is_answered_within_the_budg
                     "growth_centre_terms.json").read_text())
     w = c["witness"]
     w["center_terms"] += [["0", "0"]] * (growth.MAX_CENTER_TERMS - len(w["center_terms"]))
-    w.update(arcs=4096, u_pieces=1, prec=prec)
-    assert w["arcs"] * w["u_pieces"] * growth.G_PIECES <= growth.MAX_CELLS
+    w.update(arcs=4096, u_pieces=9, prec=prec)
+    assert w["arcs"] * w["u_pieces"] <= growth.MAX_CELLS
     v, seconds, size = timed(reseal(c))
     assert seconds < BUDGET_S and size < (1 << 20), (seconds, size, v)
     if prec == 512:
-        assert v.status == "not-proved" and "cells are used up" in v.reason, v
+        assert v.status == "not-proved" and "evaluations are used up" in v.reason, v
     else:
         assert v.status in ("verified", "not-proved"), v
 

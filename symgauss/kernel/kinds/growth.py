@@ -33,7 +33,8 @@ at seed-931 symmetric-B-3-d2). The terms of C(u) follow the slow manifold to hig
 that a region with a larger u_max is invariant and the steps reach it sooner (seed-1141
 symmetric-B-3-d2: u_max = 1/1000 with C = c, entered near t ≈ 28; 1/50 with two terms). Then a
 ball of u loses the cancellations in u: a cell is tried in u's Taylor form instead
-(:func:`taylor_side`, from exact points of u), and ĝ is bounded on G_PIECES pieces of it.
+(:func:`taylor_side`, from exact points of u). A cell where the plain bound of ĝ is not > 0 is
+bounded again in the Taylor form in the radius and u (:func:`g_taylor`); ĝ lies in both balls.
 
 Claim: ``t_enter`` t0 (the steps' total), ``rate_lower`` a > 0, ``rate_upper`` b: Σ(t) exists for
 all t ≥ 0 and tr Σ(t0)·e^{a(t−t0)} ≤ tr Σ(t) ≤ tr Σ(t0)·e^{b(t−t0)} for t ≥ t0. Witness:
@@ -61,24 +62,21 @@ from symgauss.kernel.schema import Field, Schema, integer, nonnegative, positive
 from symgauss.kernel.verdict import Invalid, NotProved
 
 MAX_ARCS, MAX_U_PIECES, MAX_CELLS, MAX_CENTER_TERMS = 4096, 64, 40_000, 3
-#: with terms in u, one u piece is as wide as the region (taylor_side), and ĝ is bounded on this
-#: many pieces of it: a ball of u loses the cancellations in u
-G_PIECES = 8
-#: the cells tried in the mean-value form (7 side evaluations each) may cost at most
-#: MEAN_VALUE_WORK µs, a cell charged MEAN_VALUE_COST = (fixed, per head) µs at 128 bits and
-#: ⌈prec/128⌉ times that above (0.197 ms measured with one head, 0.432 ms with eight; AMD EPYC,
-#: 2026-12-07, benchmarks/README.md, thirty-second attempt), so that with the plain cells and the
-#: steps' own limit a file is answered within the 20 s of tests/test_kernel_limits.py
+#: the cells tried in the refined forms may cost at most MEAN_VALUE_WORK µs, a cell of the
+#: mean-value form (7 side evaluations) charged MEAN_VALUE_COST = (fixed, per head) µs at 128 bits
+#: and ⌈prec/128⌉ times that above (0.197 ms measured with one head, 0.432 ms with eight; AMD
+#: EPYC, 2026-12-07, benchmarks/README.md, thirty-second attempt), the other forms by their
+#: evaluations, so that with the plain cells and the steps' own limit a file is answered within
+#: the 20 s of tests/test_kernel_limits.py
 MEAN_VALUE_WORK, MEAN_VALUE_COST = 4_000_000, (200, 40)
 
 
-def mean_value_cells(heads: int, prec: int, terms: int = 1) -> int:
-    """How many cells may be tried in the mean-value form (MEAN_VALUE_WORK): a cell is 7 side
-    evaluations with a constant centre (:func:`mean_value_side`), 5·(2m + 1) with ``terms``
-    coefficients (:func:`taylor_side`), and charged so."""
+def refined_evaluations(heads: int, prec: int) -> int:
+    """How many side evaluations the refined forms may make (MEAN_VALUE_WORK), and as many of ĝ:
+    7 a cell in the mean-value form (:func:`mean_value_side`), 5·(2m + 1) in u's Taylor form
+    (:func:`taylor_side`), 3·(2K + 1) for ĝ's (:func:`g_taylor`)."""
     fixed, per_head = MEAN_VALUE_COST
-    evaluations = 7 if terms == 1 else 5 * (2 * ((3 * terms) // 2) + 1)
-    return MEAN_VALUE_WORK * 7 // ((fixed + per_head * heads) * -(-prec // 128) * evaluations)
+    return MEAN_VALUE_WORK * 7 // ((fixed + per_head * heads) * -(-prec // 128))
 SCHEMAS = {"growth": Schema(
     {"t_enter": Field(nonnegative), "rate_lower": Field(positive), "rate_upper": Field(positive)},
     {"steps": Field(raw), "order": Field(integer(2, MAX_ORDER)),
@@ -162,17 +160,26 @@ def centre_at(cs, u) -> tuple:
     return c, c1
 
 
-def u_taylor(vals) -> flint.arb:
-    """p over s ∈ [−1, 1] from vals = (p(−m), …, p(m)) (balls) for a polynomial p of degree ≤ 2m:
-    Σ_k a_k·s^k with a = W·vals, W the inverse of the points' Vandermonde matrix (exact)."""
+def taylor_coefficients(vals) -> list:
+    """a = W·vals, the coefficients a_0 … a_2m of the polynomial p of degree ≤ 2m with
+    vals = (p(−m), …, p(m)) (balls; W the inverse of the points' Vandermonde matrix, exact)."""
     m = len(vals) // 2
     W = flint.fmpq_mat([[flint.fmpq(j) ** k for k in range(2 * m + 1)]
                         for j in range(-m, m + 1)]).inv()
+    return [sum((W[k, j] * v for j, v in enumerate(vals)), flint.arb(0)) for k in range(2 * m + 1)]
+
+
+def on_unit(coefs) -> flint.arb:
+    """Σ_k a_k·s^k over s ∈ [−1, 1] (balls a_k)."""
     total, power, s = flint.arb(0), flint.arb(1), flint.arb(0, 1)
-    for k in range(2 * m + 1):
-        total += sum((W[k, j] * v for j, v in enumerate(vals)), flint.arb(0)) * power
-        power *= s
+    for a in coefs:
+        total, power = total + a * power, power * s
     return total
+
+
+def u_taylor(vals) -> flint.arb:
+    """p over s ∈ [−1, 1] from vals = (p(−m), …, p(m)) for a polynomial p of degree ≤ 2m."""
+    return on_unit(taylor_coefficients(vals))
 
 
 def region_terms(cp: Compact, Ys, cs, kappa, u, x):
@@ -248,20 +255,36 @@ def taylor_side(cp: Compact, Ys, cs, kappa, Pa, Lit, theta, um, w):
     return u_taylor(vals)
 
 
+def g_taylor(cp: Compact, Ys, cs, kappa, xs, um, w):
+    """ĝ on the cell (x in the arc's box ``xs`` times the radius r ∈ [0, 1], u ∈ [um − w, um + w],
+    um and w exact) in the Taylor form in r and u from exact points: ĝ is quadratic in r (E affine
+    in r) and of degree 2K − 1 ≤ 2K in u (K = len(cs)), so ĝ((1 + s)/2, um + t·w) =
+    Σ_kl a_kl·s^k·t^l exactly, from its values at r = 0, 1/2, 1 and u = um + jw, j = −K … K
+    (:func:`taylor_coefficients` in r, then in u). Balls of r and u lose what cancels in them: at
+    seed-931 symmetric-B-3-d2, ĝ sampled in [0.83, 2.56] was [−3.98, 7.39] in balls."""
+    rows = []
+    for j in range(-len(cs), len(cs) + 1):
+        u = flint.arb(um + j * w)
+        rows.append(taylor_coefficients([region_terms(cp, Ys, cs, kappa, u, [x * r for x in xs])[1]
+                                         for r in (0, flint.fmpq(1, 2), 1)]))
+    return on_unit([u_taylor([row[k] for row in rows]) for k in range(3)])
+
+
 def check_region(flow, Ys, cs, P, kappa, u_max, arcs, pieces):
     """The side condition and the bounds of ĝ on R (module docstring): returns (min, max) of ĝ;
     cs the centre's coefficients (``center``, then ``center_terms``).
     A cell whose plain evaluation (the arc's box) does not prove the side negative is tried in
     the mean-value form (:func:`mean_value_side`; :func:`taylor_side` when the centre has terms
-    in u), at most :func:`mean_value_cells` of them (for the flow's heads, at the working
-    precision and the centre's terms)."""
+    in u), and one whose plain ĝ is not > 0 is bounded again by :func:`g_taylor`, within
+    :func:`refined_evaluations` (for the flow's heads, at the working precision)."""
     Pa = flint.arb_mat(P)
     Lit = cholesky_inv_t(Pa)
     cp, k, lo, hi = Compact(flow), flint.arb(kappa), None, None
     ca = [[flint.arb(x) for x in c] for c in cs]
-    e, refined = flint.arb(u_max), 0
-    most = mean_value_cells(len(flow.heads), flint.ctx.prec, len(cs))
-    sub = 1 if len(cs) == 1 else G_PIECES
+    e, left = flint.arb(u_max), refined_evaluations(len(flow.heads), flint.ctx.prec)
+    left_g = left       # ĝ's refinements have a budget of their own
+    side_cost = 7 if len(cs) == 1 else 5 * (2 * ((3 * len(cs)) // 2) + 1)
+    g_cost = 3 * (2 * len(cs) + 1)
     for j in range(pieces):     # u ∈ [j, j + 1]·u_max/pieces
         um_q, w_q = flint.fmpq(2 * j + 1, 2 * pieces) * u_max, flint.fmpq(1, 2 * pieces) * u_max
         um, u = flint.arb(um_q), flint.arb(um_q, w_q)
@@ -270,23 +293,22 @@ def check_region(flow, Ys, cs, P, kappa, u_max, arcs, pieces):
             x = Lit * flint.arb_mat(2, 1, [th.cos(), th.sin()])
             xs = [x[0, 0], x[1, 0]]
             side = side_value(cp, Ys, ca, k, u, Pa, xs)
-            mean_value = not side < 0 and refined < most
+            mean_value = not side < 0 and left >= side_cost
             if mean_value:
-                refined += 1
+                left -= side_cost
                 side = (mean_value_side(cp, Ys, ca, k, Pa, Lit, th, u, um, e) if len(cs) == 1
                         else taylor_side(cp, Ys, ca, k, Pa, Lit, th, um_q, w_q))
             if not side < 0:
                 how = ("in the plain and mean-value forms" if mean_value else
-                       f"in the plain form (the mean-value form's {most} cells are used up)")
+                       "in the plain form (the refined forms' "
+                       f"{refined_evaluations(len(flow.heads), flint.ctx.prec)} evaluations are "
+                       "used up)")
                 raise NotProved(f"the region is not proved invariant: on its side, angle piece "
                                 f"{i}, u piece {j}, d/dτ (‖ξ‖²_P − κ²u²) < 0 fails {how}")
-            inner = [xi * flint.arb(0.5, 0.5) for xi in xs]     # the radius ∈ [0, 1]
-            g = None
-            for i_u in range(sub):      # with terms in u, ĝ on ``sub`` pieces of the u piece
-                part = flint.arb(um_q + w_q * flint.fmpq(2 * i_u + 1 - sub, sub),
-                                 w_q / sub) if sub > 1 else u
-                _, gp = region_terms(cp, Ys, ca, k, part, inner)
-                g = gp if g is None else g.union(gp)
+            _, g = region_terms(cp, Ys, ca, k, u, [xi * flint.arb(0.5, 0.5) for xi in xs])
+            if not g > 0 and left_g >= g_cost:     # the radius ∈ [0, 1] and u in balls: refined
+                left_g -= g_cost        # both balls hold ĝ on the cell
+                g = g.intersection(g_taylor(cp, Ys, ca, k, xs, um_q, w_q))
             if not g.is_finite():
                 raise NotProved("ĝ is not bounded on the region")
             a, b = g.mid() - g.rad(), g.mid() + g.rad()
@@ -299,11 +321,8 @@ def check(kind, claim, witness, problem, ctx) -> None:
     p = problem.params
     if p is None:
         raise Invalid("growth certificates are for time-invariant parameters")
-    # with terms in u, ĝ is evaluated on G_PIECES pieces of every cell (check_region)
-    if witness["arcs"] * witness["u_pieces"] * (G_PIECES if "center_terms" in witness else 1) > \
-            MAX_CELLS:
-        raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}, and ≤ {MAX_CELLS // G_PIECES} "
-                      "with center_terms")
+    if witness["arcs"] * witness["u_pieces"] > MAX_CELLS:
+        raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}")
     steps = read_timed_steps(witness, ctx.n, len(p.heads), claim["t_enter"], problem.d)
     require_pd(witness["P"], "witness.P")
     axis, lo, hi = witness["axis"], witness["m_lo"], witness["m_hi"]

@@ -111,7 +111,8 @@ def _holds_at_samples(flow, Ys, cs, P, kappa, u_max, angles: int = 128, us: int 
 
 
 def centre_terms(cp, Ys, c, N, count: int) -> list:
-    """The slow manifold's next ``count`` coefficients c_1, c_2, … (floats) after c: with
+    """The slow manifold's next ``count`` coefficients c_1, c_2, … after c (exact rationals of 12
+    decimals, found in floats): with
     C(u) = c + Σ_k c_k·u^k, the residual R(u) = x(Ĝ) + uĝ·d(u·C(u))/du on Δ = 0 (the region's
     drift at its centre) is a polynomial in u, and c_k is chosen so that its coefficient of u^k
     vanishes: N·c_k + (that coefficient with c_k = 0) = 0, one k at a time (N the transversal
@@ -120,7 +121,7 @@ def centre_terms(cp, Ys, c, N, count: int) -> list:
     import numpy as np
 
     from symgauss.kernel.kinds.growth import centre_at, region_terms
-    zero = [flint.arb(0), flint.arb(0)]
+    zero, terms = [flint.arb(0), flint.arb(0)], []
     cs = [[flint.arb(x) for x in c]]
     with flint.ctx.workprec(256):
         for k in range(1, count + 1):
@@ -134,10 +135,10 @@ def centre_terms(cp, Ys, c, N, count: int) -> list:
             vander = flint.arb_mat([[u ** i for i in range(len(pts))] for u in pts])
             coef = vander.solve(flint.arb_mat(rows))
             r_k = np.array([float(coef[k, i].mid()) for i in range(2)])
-            cs.append([flint.fmpq(round(float(x) * 10 ** 12), 10 ** 12)
-                       for x in -np.linalg.solve(N, r_k)])    # 12 decimals, exact
-            cs[-1] = [flint.arb(x) for x in cs[-1]]
-    return [[flint.fmpq(round(float(x.mid()) * 10 ** 12), 10 ** 12) for x in ck] for ck in cs[1:]]
+            terms.append([flint.fmpq(round(float(x) * 10 ** 12), 10 ** 12)
+                          for x in -np.linalg.solve(N, r_k)])
+            cs.append([flint.arb(x) for x in terms[-1]])
+    return terms
 
 
 def _cusps():
