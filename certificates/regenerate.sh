@@ -63,6 +63,7 @@ symgauss regime "$ex/decay_centre.json" --certificate "$out/decay_centre.json" >
 symgauss regime "$ex/growth_quasi.json" --certificate "$out/growth_quasi.json" >/dev/null
 symgauss regime "$ex/growth_two_heads.json" --certificate "$out/growth_two_heads.json" >/dev/null
 symgauss regime "$ex/growth_centre_terms.json" --certificate "$out/growth_centre_terms.json" >/dev/null
+symgauss regime "$ex/growth_compact.json" --certificate "$out/growth_compact.json" >/dev/null
 symgauss regime "$ex/growth_riccati.json" --certificate "$out/growth_riccati.json" >/dev/null
 symgauss regime "$ex/growth_axis.json" --certificate "$out/growth_axis.json" >/dev/null
 symgauss regime "$ex/growth_axis_transient.json" --certificate "$out/growth_axis_transient.json" >/dev/null

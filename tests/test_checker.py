@@ -25,7 +25,7 @@ from symgauss.kernel.checker import KINDS, check_certificate
 from symgauss.kernel.read import read_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_LINES = 4275  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
+KERNEL_LINES = 4300  # lines of code of symgauss/kernel (1268 when the closed schema landed; +~130
 # with the d×d-witness stability kinds of issue 14; +~420 with the validated-integration kinds
 # limit, blowup-trajectory and blowup-infinity of issue 13; +50 (1823 → 1873) with the per-coordinate
 # a-priori box and the affine log-norm bound on it, issue 13 second attempt; +~115 (→ 1987) with
@@ -94,7 +94,9 @@ KERNEL_LINES = 4275  # lines of code of symgauss/kernel (1268 when the closed sc
 # thirty-fifth attempt (its work limits one function, limit_closed.over_work, the search calls too);
 # +46 (→ 4268) with kind growth's centre terms in u, C(u) = c + Σ c_k·u^k (center_terms), a cell
 # then tried in u's Taylor form from exact points of u (taylor_side, u_taylor), and ĝ where its
-# plain bound is not > 0 in the Taylor form in the radius and u (g_taylor), thirty-sixth attempt
+# plain bound is not > 0 in the Taylor form in the radius and u (g_taylor), thirty-sixth attempt;
+# +23 (→ 4291) with kind growth's compactified leg (blowup-infinity's read_compact and
+# to_infinity; t_enter a bound of where it ends)
 
 
 def _certs():

@@ -577,3 +577,80 @@ def test_a_weakly_attracting_direction_is_certified_with_g_bounded_in_taylor_for
     assert Fraction(res.certificate["witness"]["u_max"]) >= Fraction(1, 1000)
     assert check_certificate(res.certificate).status == "verified"
     assert claim_holds(res.certificate)
+
+
+def test_the_compact_leg_certificate_verifies_its_claim_holds_and_lsoda_sees_it_inside():
+    """Seed-1151 symmetric-B-33-d2 (the example growth_compact.json): tr Σ goes 10 → 616 over
+    t ∈ [0.32, 0.40] before growing like e^{9t}, and no step of eq. 1.1 could be validated at
+    t = 0.402. With the compactified leg (as kind blowup-infinity's) the certificate verifies;
+    its claim holds for LSODA; and LSODA's Σ(t_enter), compactified, lies in the region."""
+    c = checked_in("growth_compact")
+    w = c["witness"]
+    assert w["compact_steps"] and w["steps"]
+    v = check_certificate(c)
+    assert v.status == "verified", v.reason
+    assert claim_holds(c)
+    from scipy.integrate import solve_ivp
+    p = c["problem"]
+    A, V, B = (np.array([[_f(x) for x in r] for r in p[k]]) for k in ("A", "V", "B"))
+
+    def field(_t, y):
+        S = y.reshape(2, 2)
+        X = V @ S @ B @ S
+        return (A @ S + S @ A.T + X + X.T).ravel()
+    t0 = _f(c["claim"]["t_enter"])
+    S0 = np.array([[_f(x) for x in r] for r in p["cov0"]])
+    S = solve_ivp(field, (0, t0), S0.ravel(), method="LSODA", rtol=1e-12,
+                  atol=1e-14).y[:, -1].reshape(2, 2)
+    S = (S + S.T) / 2
+    u, Y = 1 / np.trace(S), S / np.trace(S)
+    m = (_f(w["m_lo"]) + _f(w["m_hi"])) / 2
+    v = np.array([1.0, m]) if w["axis"] == 0 else np.array([m, 1.0])
+    Ys = np.outer(v, v) / (v @ v)
+    cu = sum(np.array([_f(x) for x in ck]) * u ** k
+             for k, ck in enumerate([w["center"], *w.get("center_terms", [])]))
+    M = Y - Ys
+    x = np.array([(M[0, 0] - M[1, 1]) / 2, M[0, 1]]) - u * cu
+    P = np.array([[_f(e) for e in r] for r in w["P"]])
+    assert u <= _f(w["u_max"]) and math.sqrt(x @ P @ x) < _f(w["kappa"]) * u
+
+
+@pytest.mark.parametrize("edit", ["early", "drop_steps", "drop_P", "lone_metrics", "P_skew",
+                                  "ell", "point", "truncate"])
+def test_a_tampered_compact_leg_is_refused(edit):
+    """Each tampering of the compactified leg is refused: t_enter below its proved end, a leg
+    key missing, compact_metrics without the leg (invalid: fail closed on keys not read),
+    compact_P not symmetric (invalid), compact_ell above λmin(compact_P), a compactified step's point
+    moved, the last compactified steps cut (the end is not in the region)."""
+    c = copy.deepcopy(checked_in("growth_compact"))
+    w, cl = c["witness"], c["claim"]
+    if edit == "early":
+        cl["t_enter"] = str(Fraction(cl["t_enter"]) - Fraction(1, 10 ** 4))
+    elif edit == "drop_steps":
+        del w["compact_steps"]
+    elif edit == "drop_P":
+        del w["compact_P"]
+    elif edit == "lone_metrics":
+        for k in ("compact_steps", "compact_P", "compact_ell"):
+            del w[k]
+        w["compact_metrics"] = []
+    elif edit == "P_skew":
+        w["compact_P"][0][1] = "1/3"
+    elif edit == "ell":
+        w["compact_ell"] = "2"
+    elif edit == "point":
+        st = w["compact_steps"][len(w["compact_steps"]) // 2]
+        st["point"][1] = str(Fraction(st["point"][1]) * (1 + Fraction(1, 10 ** 6)))
+    else:
+        w["compact_steps"] = w["compact_steps"][:len(w["compact_steps"]) // 2]
+        w.pop("compact_metrics", None)
+    v = check_certificate(reseal(c))
+    want = "invalid" if edit in ("drop_steps", "drop_P", "lone_metrics", "P_skew") \
+        else "not-proved"
+    assert v.status == want, (edit, v)
+    if edit == "early":
+        assert "not proved ≤ the claimed t_enter" in v.reason
+    if edit in ("drop_steps", "drop_P", "lone_metrics"):
+        assert "go together" in v.reason
+    if edit == "ell":
+        assert "compact_P − compact_ell·I is not positive definite" in v.reason

@@ -36,12 +36,20 @@ ball of u loses the cancellations in u: a cell is tried in u's Taylor form inste
 (:func:`taylor_side`, from exact points of u). A cell where the plain bound of ĝ is not > 0 is
 bounded again in the Taylor form in the radius and u (:func:`g_taylor`); ĝ lies in both balls.
 
-Claim: ``t_enter`` t0 (the steps' total), ``rate_lower`` a > 0, ``rate_upper`` b: Σ(t) exists for
-all t ≥ 0 and tr Σ(t0)·e^{a(t−t0)} ≤ tr Σ(t) ≤ tr Σ(t0)·e^{b(t−t0)} for t ≥ t0. Witness:
-``steps``, ``order``, ``prec`` (eq. 1.1, metric I, as kind ``limit``; optional ``metrics``, changes
-of metric along them that end in metric I), ``axis``, ``m_lo``,
-``m_hi``, ``center`` c, optional ``center_terms`` [c_1, c_2, …] (at most MAX_CENTER_TERMS pairs),
-``P`` (2×2), ``kappa``, ``u_max``, ``arcs``, ``u_pieces``.
+With the optional ``compact_steps``, ``compact_P``, ``compact_ell`` (and ``compact_metrics``), as
+kind ``blowup-infinity``'s (:func:`~symgauss.kernel.kinds.blowup_infinity.to_infinity`), the steps
+of eq. 1.1 are followed by validated steps of the compactified flow with the elapsed time w, which
+pass where Σ grows too fast for steps in t (seed-1151 symmetric-B-33-d2: tr Σ goes 10 → 616 over
+t ∈ [0.32, 0.40]); their end (u, Y) must lie in R, and t_enter is then any exact number ≥ the
+proved t0 + w(τ_N): R is forward invariant, so the bounds hold from any later time.
+
+Claim: ``t_enter`` t0 (the steps' total; with the compactified leg, a bound of the time it ends),
+``rate_lower`` a > 0, ``rate_upper`` b: Σ(t) exists for all t ≥ 0 and
+tr Σ(t0)·e^{a(t−t0)} ≤ tr Σ(t) ≤ tr Σ(t0)·e^{b(t−t0)} for t ≥ t0. Witness: ``steps``, ``order``,
+``prec`` (eq. 1.1, metric I, as kind ``limit``; optional ``metrics``, changes of metric along them
+that end in metric I unless the compactified leg follows), ``axis``, ``m_lo``, ``m_hi``,
+``center`` c, optional ``center_terms`` [c_1, c_2, …] (at most MAX_CENTER_TERMS pairs), ``P``
+(2×2), ``kappa``, ``u_max``, ``arcs``, ``u_pieces``, and the optional compactified leg above.
 """
 from __future__ import annotations
 
@@ -49,7 +57,7 @@ import flint
 
 from symgauss.kernel.exact import eye, require_pd
 from symgauss.kernel.flow import Flow, svec_of, sym_of, upper
-from symgauss.kernel.kinds.blowup_infinity import Compact, trace
+from symgauss.kernel.kinds.blowup_infinity import Compact, read_compact, to_infinity, trace
 from symgauss.kernel.kinds.limit import (
     MAX_ORDER,
     MAX_PREC,
@@ -86,7 +94,9 @@ SCHEMAS = {"growth": Schema(
      "P": Field(sym(2)), "kappa": Field(positive),
      "u_max": Field(positive),
      "arcs": Field(integer(4, MAX_ARCS)), "u_pieces": Field(integer(1, MAX_U_PIECES)),
-     "metrics": Field(raw, False)},
+     "metrics": Field(raw, False), "compact_steps": Field(raw, False),
+     "compact_P": Field(raw, False), "compact_ell": Field(positive, False),
+     "compact_metrics": Field(raw, False)},
     "rigorous", {"d": 2})}
 
 
@@ -323,7 +333,14 @@ def check(kind, claim, witness, problem, ctx) -> None:
         raise Invalid("growth certificates are for time-invariant parameters")
     if witness["arcs"] * witness["u_pieces"] > MAX_CELLS:
         raise Invalid(f"over a limit: arcs × u_pieces ≤ {MAX_CELLS}")
-    steps = read_timed_steps(witness, ctx.n, len(p.heads), claim["t_enter"], problem.d)
+    legged = [k for k in ("compact_steps", "compact_P", "compact_ell") if k in witness]
+    if legged and len(legged) < 3 or "compact_metrics" in witness and not legged:
+        raise Invalid("witness: compact_steps, compact_P and compact_ell go together (and "
+                      "compact_metrics only with them)")
+    if legged:      # both legs, as kind blowup-infinity's
+        legs = read_compact(witness, ctx)
+    else:
+        steps = read_timed_steps(witness, ctx.n, len(p.heads), claim["t_enter"], problem.d)
     require_pd(witness["P"], "witness.P")
     axis, lo, hi = witness["axis"], witness["m_lo"], witness["m_hi"]
     null_root(p.heads, axis, lo, hi)
@@ -337,6 +354,13 @@ def check(kind, claim, witness, problem, ctx) -> None:
         if not (flint.arb(claim["rate_lower"]) <= g_lo and g_hi <= flint.arb(claim["rate_upper"])):
             raise NotProved(f"ĝ on the region lies in [{float(g_lo):.6g}, {float(g_hi):.6g}], "
                             "not within the claimed [rate_lower, rate_upper]")
+        if "compact_steps" in witness:
+            t, u, Y = to_infinity(flow, problem, witness, legs)
+            if not t <= flint.arb(claim["t_enter"]):
+                raise NotProved(f"the steps end at t ∈ [{t.lower().str(10)}, {t.upper().str(10)}],"
+                                " not proved ≤ the claimed t_enter")
+            entry_at(Ys, c, witness["P"], witness["kappa"], witness["u_max"], u, Y)
+            return
         end, r_end = steps_in_region_metric(flow, eye(ctx.n), 1, svec_of(problem.cov0), steps,
                                             witness, ctx.n)
         entry(Ys, c, witness["P"], witness["kappa"], witness["u_max"], end, r_end)
@@ -349,9 +373,14 @@ def entry(Ys, cs, P, kappa, u_max, end, r_end) -> None:
     tr = trace(S)
     if not tr > 0:
         raise NotProved("tr Σ(t0) > 0 is not proved")
-    u = 1 / tr
+    entry_at(Ys, cs, P, kappa, u_max, 1 / tr, S / tr)
+
+
+def entry_at(Ys, cs, P, kappa, u_max, u, Y) -> None:
+    """The compactified state (u, Y) (balls; the true u > 0 and tr Y = 1) lies in R (else
+    NotProved); cs the centre's coefficients."""
     c = centre_at([[flint.arb(x) for x in ck] for ck in cs], u)[0]
-    x = [a - u * b for a, b in zip(coords(S / tr - Ys), c)]
+    x = [a - u * b for a, b in zip(coords(Y - Ys), c)]
     nx = (flint.arb_mat(1, 2, x) * flint.arb_mat(P) * flint.arb_mat(2, 1, x))[0, 0]
     if not (u <= flint.arb(u_max) and upper(nx).sqrt() < flint.arb(kappa) * u):
         raise NotProved("Σ(t0), compactified, is not proved inside the region "

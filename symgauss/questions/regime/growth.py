@@ -10,7 +10,11 @@ flow at infinity (traceless coordinates) gives P from (N + γI)ᵀP + P(N + γI)
 κ, u_max and the number of angle pieces are tried from the forcing/contraction ratio upward
 until the kernel's :func:`~symgauss.kernel.kinds.growth.check_region` accepts the region; then
 validated steps of eq. 1.1 (metric I, then changing metric) run until Σ, compactified, is inside
-it, or until their pace shows they cannot get there within their budget.
+it, or until their pace shows they cannot get there within their budget; then, as a last try
+(a fast passage such as a near blow-up makes steps in t fail), steps of eq. 1.1 while Σ is
+moderate and then of the compactified flow, which pass it in τ (:func:`_compact_leg`). The
+region's centre follows the slow manifold to second order in u (:func:`centre_terms`) where that
+proves a larger region, and the constant centre otherwise.
 """
 from __future__ import annotations
 
@@ -23,6 +27,9 @@ from symgauss.kernel.verdict import NotProved
 from symgauss.questions.regime.blowup_bound import BlowupBound, verified
 from symgauss.questions.regime.pace import guard, lost_why
 
+#: at most this many steps of the compactified flow after eq. 1.1's (seed-1151
+#: symmetric-B-33-d2 enters after 213)
+COMPACT_STEPS = 600
 #: with several heads, the exact common null direction m is sought among rationals of this
 #: denominator or less (an exact root Σ_h (vᵀB_h v)·V_h v = 0 is rational in the ensembles'
 #: cases: an axis on every head's null cone)
@@ -163,7 +170,7 @@ def find_growth(problem) -> BlowupBound:
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import Flow
     from symgauss.kernel.kinds.blowup_infinity import Compact, trace
-    from symgauss.kernel.kinds.growth import check_region, coords, entry, null_root, star
+    from symgauss.kernel.kinds.growth import check_region, coords, entry, entry_at, null_root, star
     from symgauss.kernel.kinds.limit import MAX_STEPS, MAX_SWITCHES
     from symgauss.kernel.read import read_problem
     from symgauss.questions.regime.basin import ADAPT
@@ -295,18 +302,117 @@ def find_growth(problem) -> BlowupBound:
             run.stopped, run.why = False, lost_why(lost, t_in)
         if run.stopped:
             break
+    legs = {}
     if not run.stopped:
-        return BlowupBound(None, f"validated steps did not enter the region ({run.why})")
-    claim = {"t_enter": str(run.t), "rate_lower": str(a), "rate_upper": str(b)}
+        # through a fast passage (a near blow-up before the growth settles) steps in t fail:
+        # eq. 1.1's steps while Σ is moderate, then the compactified flow's, as blowup-infinity
+        legs = _compact_leg(ep, prec, lambda u, Y: entry_at(Ys, cs, P, kappa, u_max, u, Y))
+        if isinstance(legs, str):
+            return BlowupBound(None, f"validated steps did not enter the region ({run.why}); "
+                               f"through the compactified flow: {legs}")
+        run = legs.pop("run")
+    claim = {"t_enter": str(legs.pop("t_enter", run.t)), "rate_lower": str(a),
+             "rate_upper": str(b)}
     witness = {"steps": run.witness_steps(), "order": 24, "prec": prec, "axis": axis,
                "m_lo": str(lo), "m_hi": str(hi), "center": [str(x) for x in cs[0]],
                **({"center_terms": [[str(x) for x in ck] for ck in cs[1:]]} if cs[1:] else {}),
                "P": [[str(P[i, j]) for j in range(2)] for i in range(2)],
                "kappa": str(kappa), "u_max": str(u_max), "arcs": arcs, "u_pieces": pieces,
-               **({"metrics": run.witness_metrics()} if run.switches else {})}
+               **({"metrics": run.witness_metrics()} if run.switches else {}), **legs}
     return verified("growth", problem, claim, witness,
-                    "validated Taylor steps, then an invariant region of the compactified flow "
-                    "at infinity (symgauss.questions.regime.growth)")
+                    "validated Taylor steps" + (", then of the compactified flow," if legs else "")
+                    + " then an invariant region of the compactified flow at infinity "
+                    "(symgauss.questions.regime.growth)")
+
+
+def _compact_leg(ep, prec: int, inside):
+    """The witness keys of two legs that end in the region — eq. 1.1's steps (``run``) while
+    tr Σ stays below infinity.GROW times its start and their error small, then the compactified
+    flow's (metric diag(W_WEIGHT, I), changing metric), stopped once ``inside(u, Y)`` (balls) — and
+    ``t_enter``, an exact bound above the proved end t0 + w; or why there are none."""
+    import math
+
+    from symgauss.integrate.validated import ORDER, integrate
+    from symgauss.kernel.equations import svec
+    from symgauss.kernel.exact import eye
+    from symgauss.kernel.flow import MAX_STEP_WORK, Flow, spreads, step_work, sym_of, upper
+    from symgauss.kernel.kinds.blowup_infinity import SWITCH_WORK, CompactFlow, compact_start
+    from symgauss.kernel.kinds.limit import MAX_STEPS
+    from symgauss.questions.regime.basin import ADAPT
+    from symgauss.questions.regime.infinity import (
+        COMPACT_SAFETY,
+        COMPACT_SWITCHES,
+        COMPACT_TOL,
+        DIGITS,
+        GROW,
+        SWITCH,
+        TOL,
+        W_WEIGHT,
+    )
+    p, n = ep.params, 3
+    heads = len(p.heads)
+    tr0 = float(ep.cov0[0, 0] + ep.cov0[1, 1])
+    last = [eye(n), flint.fmpq(1)]
+
+    def loose(c, r, _t):
+        return (float(r.mid()) / math.sqrt(float(last[1])) > SWITCH * float(c[0] + c[2])
+                or float(c[0] + c[2]) > GROW * tr0)
+
+    def track(P_new, ell_new):
+        last[:] = [P_new, ell_new]
+    unit = step_work(2, heads, ORDER, prec)
+    budget = min(MAX_STEP_WORK // unit, MAX_STEPS)
+    run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), None, t_max=400, tol=TOL,
+                    stop_time=loose, prec=prec, digits=DIGITS, max_steps=budget // 2,
+                    adapt=ADAPT, on_metric=track)
+    if not run.radius.is_finite() or not run.steps:
+        return f"eq. 1.1's steps stopped at once ({run.why})"
+    P2 = eye(n + 2)
+    P2[0, 0] = W_WEIGHT
+    ell2 = W_WEIGHT / 2
+    # the kernel's work budget: both legs' steps, a compactified change of metric SWITCH_WORK
+    left = MAX_STEP_WORK - unit * (len(run.steps) + len(run.switches) + 1)
+    most = min(MAX_STEPS, COMPACT_STEPS, left // step_work(2, heads, ORDER, prec, "compact")
+               - SWITCH_WORK * (COMPACT_SWITCHES + 1))
+    with flint.ctx.workprec(prec):
+        flow = Flow(p)
+        cflow = CompactFlow(flow)
+        c0, r0 = compact_start(flow, run.points[-1], run.radius, flint.arb_mat(P2),
+                               spreads(flint.arb_mat(last[0]), last[1]))
+        spread = [spreads(flint.arb_mat(P2), ell2)]
+    t0 = run.t
+
+    def state(c, r):
+        z = [flint.arb(x) + flint.arb(0, upper(r * s)) for x, s in zip(c, spread[0])]
+        return z[0], z[1], sym_of(z[2:], 2)
+
+    def stop(c, r, _tau):
+        with flint.ctx.workprec(prec):
+            _, u, Y = state(c, r)
+            try:
+                inside(u, Y)
+                return True
+            except NotProved:
+                return False
+
+    def follow(P_new, ell_new):
+        with flint.ctx.workprec(prec):
+            spread[0] = spreads(flint.arb_mat(P_new), ell_new)
+    crun = integrate(p, c0, P2, ell2, None, t_max=400, tol=COMPACT_TOL, radius=r0, flow=cflow,
+                     prec=prec, digits=DIGITS, safety=COMPACT_SAFETY, max_steps=most,
+                     stop_time=stop, adapt=ADAPT, on_metric=follow,
+                     max_switches=COMPACT_SWITCHES + 1)
+    if not crun.stopped:
+        return f"{len(crun.steps)} steps reached τ = {float(crun.t):.4g} ({crun.why or 'not in it'})"
+    with flint.ctx.workprec(prec):
+        w = state(crun.points[-1], crun.radius)[0]
+        top = float((flint.arb(t0) + w).upper())
+    t_enter = Fraction(math.ceil(top * 10 ** 9 + 1), 10 ** 9)
+    return {"run": run, "t_enter": f"{t_enter.numerator}/{t_enter.denominator}",
+            "compact_steps": crun.witness_steps(),
+            "compact_P": [[str(P2[i, j]) for j in range(n + 2)] for i in range(n + 2)],
+            "compact_ell": str(ell2),
+            **({"compact_metrics": crun.witness_metrics()} if crun.switches else {})}
 
 
 def _fmpq(x: float) -> flint.fmpq:
