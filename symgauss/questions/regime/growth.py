@@ -320,8 +320,8 @@ def find_growth(problem) -> BlowupBound:
                "kappa": str(kappa), "u_max": str(u_max), "arcs": arcs, "u_pieces": pieces,
                **({"metrics": run.witness_metrics()} if run.switches else {}), **legs}
     return verified("growth", problem, claim, witness,
-                    "validated Taylor steps" + (", then of the compactified flow," if legs else "")
-                    + " then an invariant region of the compactified flow at infinity "
+                    "validated Taylor steps, " + ("then of the compactified flow, " if legs else "")
+                    + "then an invariant region of the compactified flow at infinity "
                     "(symgauss.questions.regime.growth)")
 
 
