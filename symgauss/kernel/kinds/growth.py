@@ -349,21 +349,24 @@ def check(kind, claim, witness, problem, ctx) -> None:
         m = flint.arb((lo + hi) / 2, (hi - lo) / 2)
         Ys = star(axis, m)
         c = [witness["center"], *witness.get("center_terms", [])]
+        # the steps first (a broken step is refused before the region's cells are tried)
+        if legged:
+            t, u, Y = to_infinity(flow, problem, witness, legs)
+            if not t <= flint.arb(claim["t_enter"]):
+                raise NotProved(f"the steps end at t ∈ [{t.lower().str(10)}, {t.upper().str(10)}],"
+                                " not proved ≤ the claimed t_enter")
+        else:
+            end, r_end = steps_in_region_metric(flow, eye(ctx.n), 1, svec_of(problem.cov0),
+                                                steps, witness, ctx.n)
         g_lo, g_hi = check_region(flow, Ys, c, witness["P"], witness["kappa"], witness["u_max"],
                                   witness["arcs"], witness["u_pieces"])
         if not (flint.arb(claim["rate_lower"]) <= g_lo and g_hi <= flint.arb(claim["rate_upper"])):
             raise NotProved(f"ĝ on the region lies in [{float(g_lo):.6g}, {float(g_hi):.6g}], "
                             "not within the claimed [rate_lower, rate_upper]")
-        if "compact_steps" in witness:
-            t, u, Y = to_infinity(flow, problem, witness, legs)
-            if not t <= flint.arb(claim["t_enter"]):
-                raise NotProved(f"the steps end at t ∈ [{t.lower().str(10)}, {t.upper().str(10)}],"
-                                " not proved ≤ the claimed t_enter")
+        if legged:
             entry_at(Ys, c, witness["P"], witness["kappa"], witness["u_max"], u, Y)
-            return
-        end, r_end = steps_in_region_metric(flow, eye(ctx.n), 1, svec_of(problem.cov0), steps,
-                                            witness, ctx.n)
-        entry(Ys, c, witness["P"], witness["kappa"], witness["u_max"], end, r_end)
+        else:
+            entry(Ys, c, witness["P"], witness["kappa"], witness["u_max"], end, r_end)
 
 
 def entry(Ys, cs, P, kappa, u_max, end, r_end) -> None:

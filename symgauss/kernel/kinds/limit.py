@@ -96,9 +96,10 @@ def read_timed_steps(witness, n: int, heads: int, t_enter, d: int) -> list:
     ``t_enter`` (else Invalid)."""
     steps = read_steps(witness["steps"], n)
     metrics = witness.get("metrics", [])
+    if not isinstance(metrics, list):   # refused before any region is checked (read_switches)
+        raise Invalid(f"witness.metrics: expected a list of at most {MAX_SWITCHES} metric changes")
     plain, c1 = step_counts(steps)
-    require_work(d, heads, witness["order"], witness["prec"],
-                 plain + (len(metrics) if isinstance(metrics, list) else 0), c1=c1)
+    require_work(d, heads, witness["order"], witness["prec"], plain + len(metrics), c1=c1)
     if sum((h for h, _, _, _ in steps), flint.fmpq(0)) != t_enter:
         raise Invalid("the step lengths do not add up to claim.t_enter")
     return steps
