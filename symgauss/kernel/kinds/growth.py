@@ -74,15 +74,15 @@ MAX_ARCS, MAX_U_PIECES, MAX_CELLS, MAX_CENTER_TERMS = 4096, 64, 40_000, 3
 #: mean-value form (7 side evaluations) charged MEAN_VALUE_COST = (fixed, per head) µs at 128 bits
 #: and ⌈prec/128⌉ times that above (0.197 ms measured with one head, 0.432 ms with eight; AMD
 #: EPYC, 2026-12-07, benchmarks/README.md, thirty-second attempt), the other forms by their
-#: evaluations, so that with the plain cells and the steps' own limit a file is answered within
-#: the 20 s of tests/test_kernel_limits.py
+#: evaluations, and ĝ's refinements half as much again, so that with the plain cells and the
+#: steps' own limit a file is answered within the 20 s of tests/test_kernel_limits.py
 MEAN_VALUE_WORK, MEAN_VALUE_COST = 4_000_000, (200, 40)
 
 
 def refined_evaluations(heads: int, prec: int) -> int:
-    """How many side evaluations the refined forms may make (MEAN_VALUE_WORK), and as many of ĝ:
-    7 a cell in the mean-value form (:func:`mean_value_side`), 5·(2m + 1) in u's Taylor form
-    (:func:`taylor_side`), 3·(2K + 1) for ĝ's (:func:`g_taylor`)."""
+    """How many side evaluations the refined forms may make (MEAN_VALUE_WORK), and half as many
+    of ĝ: 7 a cell in the mean-value form (:func:`mean_value_side`), 5·(2m + 1) in u's Taylor
+    form (:func:`taylor_side`), 3·(2K + 1) for ĝ's (:func:`g_taylor`)."""
     fixed, per_head = MEAN_VALUE_COST
     return MEAN_VALUE_WORK * 7 // ((fixed + per_head * heads) * -(-prec // 128))
 SCHEMAS = {"growth": Schema(
@@ -292,7 +292,7 @@ def check_region(flow, Ys, cs, P, kappa, u_max, arcs, pieces):
     cp, k, lo, hi = Compact(flow), flint.arb(kappa), None, None
     ca = [[flint.arb(x) for x in c] for c in cs]
     e, left = flint.arb(u_max), refined_evaluations(len(flow.heads), flint.ctx.prec)
-    left_g = left       # ĝ's refinements have a budget of their own
+    left_g = left // 2      # ĝ's refinements have a budget of their own, half the side's
     side_cost = 7 if len(cs) == 1 else 5 * (2 * ((3 * len(cs)) // 2) + 1)
     g_cost = 3 * (2 * len(cs) + 1)
     for j in range(pieces):     # u ∈ [j, j + 1]·u_max/pieces
