@@ -96,7 +96,8 @@ KERNEL_LINES = 4300  # lines of code of symgauss/kernel (1268 when the closed sc
 # then tried in u's Taylor form from exact points of u (taylor_side, u_taylor), and ĝ where its
 # plain bound is not > 0 in the Taylor form in the radius and u (g_taylor), thirty-sixth attempt;
 # +23 (→ 4291) with kind growth's compactified leg (blowup-infinity's read_compact and
-# to_infinity; t_enter a bound of where it ends)
+# to_infinity; t_enter a bound of where it ends); +3 (→ 4294) with its steps checked before the
+# region and a non-list witness.metrics refused when the steps are read
 
 
 def _certs():
