@@ -39,7 +39,7 @@ def test_the_checked_in_certificate_verifies_and_its_claim_holds():
     assert claim_holds(c)
 
 
-@pytest.mark.parametrize("name", ["growth_general", "growth_centre_terms"])
+@pytest.mark.parametrize("name", ["growth_general", "growth_centre_terms", "growth_compact"])
 def test_the_region_holds_at_sampled_points_of_an_independent_field(name):
     """The region R = {0 < u ≤ u_max, ‖x − u·C(u)‖_P ≤ κu} (C(u) = c + Σ c_k·u^k, the
     ``center_terms``) in an independent numpy field: ĝ in the claimed rates inside, the side's
