@@ -195,7 +195,12 @@ def u_taylor(vals) -> flint.arb:
 def region_terms(cp: Compact, Ys, cs, kappa, u, x):
     """(x(Ĝ), ĝ) at u (ball) and Δ with coordinates x (balls): E = C(u) + κΔ, Y = Y* + uE
     (DQ(Y*)[E] = cp.quad(Y*, E), Q(E) = cp.quad(E)); cs the centre's coefficients."""
-    E = _traceless(centre_at(cs, u)[0]) + _traceless(x) * kappa
+    return _terms_at(cp, Ys, centre_at(cs, u)[0], kappa, u, x)
+
+
+def _terms_at(cp: Compact, Ys, c, kappa, u, x):
+    """:func:`region_terms` with the centre's value C(u) = ``c`` given."""
+    E = _traceless(c) + _traceless(x) * kappa
     Y = Ys + E * u
     dq, qq, LY = cp.quad(Ys, E), cp.quad(E), cp.lin(Y)
     gh = trace(LY) + trace(dq) + u * trace(qq)
@@ -213,8 +218,9 @@ def cholesky_inv_t(Pa) -> flint.arb_mat:
 
 def side_value(cp: Compact, Ys, cs, kappa, u, Pa, x):
     """The side's bracket Δᵀ P (x(Ĝ) + uĝ·C₁(u)) + κu·ĝ at u and Δ with coordinates x (balls)."""
-    Gx, gh = region_terms(cp, Ys, cs, kappa, u, x)
-    w = flint.arb_mat(2, 1, [g + u * gh * ci for g, ci in zip(Gx, centre_at(cs, u)[1])])
+    c, c1 = centre_at(cs, u)        # once for both uses
+    Gx, gh = _terms_at(cp, Ys, c, kappa, u, x)
+    w = flint.arb_mat(2, 1, [g + u * gh * ci for g, ci in zip(Gx, c1)])
     return (flint.arb_mat(1, 2, x) * Pa * w)[0, 0] + kappa * u * gh
 
 
