@@ -333,7 +333,6 @@ def _compact_leg(ep, prec: int, inside):
     import math
 
     from symgauss.integrate.validated import ORDER, integrate
-    from symgauss.kernel.equations import svec
     from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, Flow, spreads, step_work, sym_of, upper
     from symgauss.kernel.kinds.blowup_infinity import SWITCH_WORK, CompactFlow, compact_start
@@ -344,27 +343,13 @@ def _compact_leg(ep, prec: int, inside):
         COMPACT_SWITCHES,
         COMPACT_TOL,
         DIGITS,
-        GROW,
-        SWITCH,
-        TOL,
         W_WEIGHT,
+        finite_leg,
     )
     p, n = ep.params, 3
     heads = len(p.heads)
-    tr0 = float(ep.cov0[0, 0] + ep.cov0[1, 1])
-    last = [eye(n), flint.fmpq(1)]
-
-    def loose(c, r, _t):
-        return (float(r.mid()) / math.sqrt(float(last[1])) > SWITCH * float(c[0] + c[2])
-                or float(c[0] + c[2]) > GROW * tr0)
-
-    def track(P_new, ell_new):
-        last[:] = [P_new, ell_new]
     unit = step_work(2, heads, ORDER, prec)
-    budget = min(MAX_STEP_WORK // unit, MAX_STEPS)
-    run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), None, t_max=400, tol=TOL,
-                    stop_time=loose, prec=prec, digits=DIGITS, max_steps=budget // 2,
-                    adapt=ADAPT, on_metric=track)
+    run, last = finite_leg(ep, 400, prec)     # blowup-infinity's first leg
     if not run.radius.is_finite() or not run.steps:
         return f"eq. 1.1's steps stopped at once ({run.why})"
     P2 = eye(n + 2)

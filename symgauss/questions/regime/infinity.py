@@ -214,6 +214,40 @@ def _at_equilibrium(problem, t_ref, ep, Y) -> BlowupBound:
     return _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys)
 
 
+def finite_leg(ep, t_max: float, prec: int = PREC) -> tuple:
+    """(run, (P, ell)): validated steps of eq. 1.1 from Σ0 (changing metric; at most half the
+    kernel's step budget) until t_max, or until tr Σ passes GROW times its start or their error
+    is no longer small (SWITCH) — the leg before the compactified flow's; (P, ell) the metric they
+    end in."""
+    from symgauss.integrate.validated import ORDER, integrate
+    from symgauss.kernel.equations import svec
+    from symgauss.kernel.exact import eye
+    from symgauss.kernel.flow import MAX_STEP_WORK, step_work
+    from symgauss.kernel.kinds.limit import MAX_STEPS
+    from symgauss.questions.regime.basin import ADAPT
+    d, p = ep.d, ep.params
+    n = d * (d + 1) // 2
+    diag = [k for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d))
+            if i == j]
+    tr0 = sum(float(ep.cov0[i, i]) for i in range(d))
+    last = [eye(n), flint.fmpq(1)]     # the metric the steps end in
+
+    def loose(c, r, _t):
+        """r in the metric of the moment (λmin ≥ last[1]): r/√ell bounds the Euclidean error,
+        which the compactified start inherits (seed-301 general-21-d4: 3.4e-8 in a metric with
+        ell ≈ 1e-14 became 3.2e-3 at the start of the compactified steps)."""
+        tr = sum(float(c[k]) for k in diag)
+        return float(r.mid()) / math.sqrt(float(last[1])) > SWITCH * tr or tr > GROW * tr0
+
+    def track(P_new, ell_new):
+        last[:] = [P_new, ell_new]
+    budget = min(MAX_STEP_WORK // step_work(d, len(p.heads), ORDER, prec), MAX_STEPS)
+    run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), None, t_max=t_max, tol=TOL,
+                    stop_time=loose, prec=prec, digits=DIGITS, max_steps=budget // 2, adapt=ADAPT,
+                    on_metric=track)
+    return run, tuple(last)
+
+
 def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
                reserve: int = 0, own_metric: bool = True) -> BlowupBound:
     """Validated steps of eq. 1.1, then of the compactified flow (metric diag(W_WEIGHT, P) at
@@ -224,39 +258,20 @@ def _to_region(problem, t_ref, ep, flow, P, ell, enclosures, keys, inside=None,
     check (kind blowup-turning's cells), left out of the steps' budget. ``own_metric``: steps
     that never enter run again in P's metric throughout (P the region's own metric)."""
     from symgauss.integrate.validated import ORDER, integrate
-    from symgauss.kernel.equations import svec
-    from symgauss.kernel.exact import eye
     from symgauss.kernel.flow import MAX_STEP_WORK, spreads, step_work, sym_of, upper
     from symgauss.kernel.kinds.blowup_infinity import SWITCH_WORK, CompactFlow, compact_start
     from symgauss.kernel.kinds.limit import MAX_STEPS
     from symgauss.questions.regime.basin import ADAPT
     d, p = problem.d, ep.params
     n = d * (d + 1) // 2
-    diag = [k for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d))
-            if i == j]
     # validated steps of eq. 1.1 while they stay accurate, then of the compactified flow (which
-    # contracts near z*, so its steps keep their accuracy) until z is deep inside the region
-    tr0 = sum(float(ep.cov0[i, i]) for i in range(d))
-
-    def loose(c, r, _t):
-        """r in the metric of the moment (λmin ≥ last[1]): r/√ell bounds the Euclidean error,
-        which the compactified start inherits (seed-301 general-21-d4: 3.4e-8 in a metric with
-        ell ≈ 1e-14 became 3.2e-3 at the start of the compactified steps)."""
-        tr = sum(float(c[k]) for k in diag)
-        return float(r.mid()) / math.sqrt(float(last[1])) > SWITCH * tr or tr > GROW * tr0
-
+    # contracts near z*, so its steps keep their accuracy) until z is deep inside the region;
     # the kernel's work budget (steps of eq. 1.1 and their changes of metric, compactified steps
     # and SWITCH_WORK × theirs, flow.MAX_STEP_WORK) shared
     unit = step_work(d, len(p.heads), ORDER, PREC)
     compact_unit = step_work(d, len(p.heads), ORDER, PREC, "compact")
     budget = min(MAX_STEP_WORK // unit, MAX_STEPS)     # each list: at most the kernel's steps
-    last = [eye(n), flint.fmpq(1)]     # the metric the steps of eq. 1.1 end in
-
-    def track(P_new, ell_new):
-        last[:] = [P_new, ell_new]
-    run = integrate(p, svec(ep.cov0), eye(n), flint.fmpq(1), None, t_max=t_ref * 1.5, tol=TOL,
-                    stop_time=loose, prec=PREC, digits=DIGITS, max_steps=budget // 2, adapt=ADAPT,
-                    on_metric=track)
+    run, last = finite_leg(ep, t_ref * 1.5)
     # steps that spent their share of the budget before Σ grew large go on in the compactified
     # flow from where they are: near a rank-one collapse the transversal rate grows like tr Σ,
     # so eq. 1.1's steps shorten like 1/tr Σ, while the compactified flow's rates stay O(1)
